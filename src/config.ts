@@ -1,0 +1,143 @@
+import { z } from 'zod';
+
+/**
+ * The service configuration. This file is the ONLY reader of the environment: everything else
+ * receives a frozen `Config`. Parsing fails with one line per bad variable, naming it and saying
+ * what to do.
+ */
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  /** PostgreSQL connection string; when absent the service embeds PGlite under `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** Directory of the embedded database and generated key file; `memory://` keeps nothing. */
+  readonly dataDir: string;
+  readonly adminToken: string | null;
+  /** 32-byte AES-256-GCM key for secrets at rest; null → generated key file (embedded mode only). */
+  readonly masterKey: Buffer | null;
+  /** Third-party tool modules: paths or package names, each default-exporting Tool[] or a factory. */
+  readonly toolModules: readonly string[];
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly retentionDays: number;
+  /** Largest accepted HTTP request body, in bytes. */
+  readonly maxRequestBytes: number;
+  /** Largest accepted websocket message, in bytes (the `ws` default of 100 MiB is far too generous). */
+  readonly maxWsMessageBytes: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const MEMORY_DIR = 'memory://';
+
+const integerFrom = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? null : value.trim()));
+
+const masterKeySchema = optionalText.transform((value, ctx) => {
+  if (value === null) return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be 32 bytes, as 64 hex characters or base64 (generate one with `openssl rand -base64 32`)',
+    });
+    return z.NEVER;
+  }
+  return key;
+});
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: integerFrom(0, 65_535).default(4000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATABASE_URL: optionalText.refine(
+    (value) => value === null || /^postgres(ql)?:\/\//.test(value),
+    'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)',
+  ),
+  AIRLOCK_DATA_DIR: z.string().trim().min(1).default('./data'),
+  AIRLOCK_ADMIN_TOKEN: optionalText.refine(
+    (value) => value === null || value.length >= 16,
+    'must be at least 16 characters (generate one with `openssl rand -hex 24`)',
+  ),
+  AIRLOCK_MASTER_KEY: masterKeySchema,
+  AIRLOCK_TOOL_MODULES: optionalText.transform((value) =>
+    value === null
+      ? []
+      : value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry.length > 0),
+  ),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AIRLOCK_RETENTION_DAYS: integerFrom(1, 36_500).default(30),
+  AIRLOCK_MAX_REQUEST_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(1024 * 1024),
+  AIRLOCK_MAX_WS_MESSAGE_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(256 * 1024),
+});
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment; throws a ConfigError listing every bad variable. Never echoes values. */
+export function loadConfig(environment: Environment = process.env): Config {
+  const parsed = envSchema.safeParse(environment);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const variable = String(issue.path[0] ?? 'environment');
+      const message = issue.code === 'invalid_value' ? `must be one of: ${issue.values.join(', ')}` : issue.message;
+      return `  ${variable}: ${message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  if (env.DATABASE_URL !== null && env.AIRLOCK_MASTER_KEY === null) {
+    throw new ConfigError(
+      'Invalid configuration:\n  AIRLOCK_MASTER_KEY: is required when DATABASE_URL is set, so that stored API keys ' +
+        'survive a restart on any machine (generate one with `openssl rand -base64 32`)',
+    );
+  }
+  return Object.freeze({
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.AIRLOCK_DATA_DIR,
+    adminToken: env.AIRLOCK_ADMIN_TOKEN,
+    masterKey: env.AIRLOCK_MASTER_KEY,
+    toolModules: Object.freeze([...env.AIRLOCK_TOOL_MODULES]),
+    logLevel: env.LOG_LEVEL,
+    retentionDays: env.AIRLOCK_RETENTION_DAYS,
+    maxRequestBytes: env.AIRLOCK_MAX_REQUEST_BYTES,
+    maxWsMessageBytes: env.AIRLOCK_MAX_WS_MESSAGE_BYTES,
+  });
+}
+
+export function isMemoryDataDir(dataDir: string): boolean {
+  return dataDir === MEMORY_DIR;
+}
+
+/** The values that must never appear in any output; fed to the log scrubber. */
+export function secretValues(config: Config): string[] {
+  const secrets: string[] = [];
+  if (config.adminToken) secrets.push(config.adminToken);
+  if (config.masterKey) secrets.push(config.masterKey.toString('base64'), config.masterKey.toString('hex'));
+  if (config.databaseUrl) {
+    try {
+      const password = decodeURIComponent(new URL(config.databaseUrl).password);
+      if (password) secrets.push(password);
+    } catch {
+      // An unparsable URL fails later at connect time; there is no password to protect here.
+    }
+  }
+  return secrets;
+}

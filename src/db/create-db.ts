@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database, Db } from './database.ts';
+
+export type DbKind = 'postgres' | 'pglite';
+
+export interface DbHandle {
+  readonly db: Db;
+  readonly kind: DbKind;
+  /** Closes the pool or the embedded database; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  /** PostgreSQL URL; null selects the embedded PGlite database. */
+  readonly databaseUrl: string | null;
+  /** PGlite data directory, or `memory://` for a throwaway database. */
+  readonly dataDir: string;
+  /** Optional pool size for PostgreSQL (default 10). */
+  readonly poolSize?: number;
+}
+
+/** Opens the database the configuration names. The caller owns the handle and must close it. */
+export async function createDb(options: DbOptions): Promise<DbHandle> {
+  if (options.databaseUrl !== null) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: once(() => db.destroy()) };
+  }
+  const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
+  if (dataPath !== 'memory://') mkdirSync(dataPath, { recursive: true });
+  const client = await PGlite.create(dataPath);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return { db, kind: 'pglite', close: once(() => db.destroy()) };
+}
+
+function once(action: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | null = null;
+  return () => (done ??= action());
+}

@@ -1,0 +1,195 @@
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+
+/** Columns the database fills in (defaults) and that are read back as Date. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+/** jsonb: written as a JSON string, read back parsed. */
+type Json<T> = ColumnType<T, string, string>;
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  is_admin: Generated<boolean>;
+  token_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface ToolGroupStateTable {
+  name: string;
+  enabled: boolean;
+  updated_at: CreatedAt;
+}
+
+export interface ToolStateTable {
+  name: string;
+  enabled: boolean;
+  updated_at: CreatedAt;
+}
+
+export const PROVIDER_KINDS = ['OPENAI', 'ANTHROPIC', 'OLLAMA', 'GEMINI', 'SCRIPTED'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export interface ProvidersTable {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  base_url: string | null;
+  /** AES-256-GCM ciphertext (see secret-box.ts); never leaves the db layer except to be decrypted. */
+  api_key_ciphertext: string | null;
+  settings: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface ModelsTable {
+  id: string;
+  provider_id: string;
+  name: string;
+  provider_model_id: string;
+  input_price_per_mtok: Generated<number>;
+  output_price_per_mtok: Generated<number>;
+  max_tokens: number | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface SkillsTable {
+  id: string;
+  name: string;
+  body: string;
+  allowed_tools: Json<string[] | null> | null;
+  trust_level: Generated<number>;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;
+export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
+
+export interface ConfigurationsTable {
+  id: string;
+  name: string;
+  model_id: string;
+  system_prompt: Generated<string>;
+  temperature: number | null;
+  max_tokens: number | null;
+  max_iterations: Generated<number>;
+  allowed_tool_groups: Json<string[]>;
+  trust_floor: Generated<number>;
+  privacy_level: Generated<PrivacyLevel>;
+  quarantine_tool_output: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface ConfigurationSkillsTable {
+  configuration_id: string;
+  skill_id: string;
+  position: number;
+}
+
+export const GRANT_MODES = ['READ', 'WRITE'] as const;
+export type GrantMode = (typeof GRANT_MODES)[number];
+
+export interface TableGrantsTable {
+  user_id: string;
+  table_name: string;
+  mode: Generated<GrantMode>;
+  created_at: CreatedAt;
+}
+
+export const BUDGET_SCOPES = ['USER', 'CONFIGURATION'] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+export const BUDGET_PERIODS = ['DAILY', 'MONTHLY'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+export interface BudgetsTable {
+  id: string;
+  scope: BudgetScope;
+  subject_id: string;
+  period: BudgetPeriod;
+  max_requests: number;
+  max_tokens: number;
+  max_cost: number;
+  updated_at: CreatedAt;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  user_id: string | null;
+  configuration_id: string | null;
+  run_id: string | null;
+  model_id: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  created_at: CreatedAt;
+}
+
+export const RUN_STATUSES = ['RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunsTable {
+  id: string;
+  configuration_id: string | null;
+  user_id: string | null;
+  status: RunStatus;
+  termination_reason: string | null;
+  truncated: Generated<boolean>;
+  iterations: Generated<number>;
+  prompt: string | null;
+  final_content: string | null;
+  privacy_level: PrivacyLevel;
+  prompt_tokens: Generated<number>;
+  completion_tokens: Generated<number>;
+  estimated_cost: Generated<number>;
+  audit_incomplete: Generated<boolean>;
+  created_at: CreatedAt;
+  finished_at: Date | null;
+}
+
+export interface RunStepsTable {
+  run_id: string;
+  sequence: number;
+  kind: 'REQUEST' | 'LLM' | 'TOOL';
+  round: number;
+  duration_ms: number | null;
+  payload: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
+/** The whole database, one interface per table (Kysely's own example layout). */
+export interface Database {
+  users: UsersTable;
+  tool_group_state: ToolGroupStateTable;
+  tool_state: ToolStateTable;
+  providers: ProvidersTable;
+  models: ModelsTable;
+  skills: SkillsTable;
+  configurations: ConfigurationsTable;
+  configuration_skills: ConfigurationSkillsTable;
+  table_grants: TableGrantsTable;
+  budgets: BudgetsTable;
+  usage_records: UsageRecordsTable;
+  runs: RunsTable;
+  run_steps: RunStepsTable;
+}
+
+export type Db = Kysely<Database>;
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type ProviderRow = Selectable<ProvidersTable>;
+export type NewProvider = Insertable<ProvidersTable>;
+export type ProviderUpdate = Updateable<ProvidersTable>;
+export type ModelRow = Selectable<ModelsTable>;
+export type NewModel = Insertable<ModelsTable>;
+export type ModelUpdate = Updateable<ModelsTable>;
+export type SkillRow = Selectable<SkillsTable>;
+export type NewSkill = Insertable<SkillsTable>;
+export type SkillUpdate = Updateable<SkillsTable>;
+export type ConfigurationRow = Selectable<ConfigurationsTable>;
+export type NewConfiguration = Insertable<ConfigurationsTable>;
+export type ConfigurationUpdate = Updateable<ConfigurationsTable>;
+export type TableGrantRow = Selectable<TableGrantsTable>;
+export type BudgetRow = Selectable<BudgetsTable>;

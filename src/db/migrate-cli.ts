@@ -1,0 +1,13 @@
+import { loadConfig } from '../config.ts';
+import { createDb } from './create-db.ts';
+import { migrateToLatest } from './migrate.ts';
+
+// `npm run db:migrate`: applies pending migrations to the configured database and exits.
+const config = loadConfig();
+const handle = await createDb(config);
+try {
+  const applied = await migrateToLatest(handle.db);
+  console.log(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s):\n  ${applied.join('\n  ')}`);
+} finally {
+  await handle.close();
+}

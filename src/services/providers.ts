@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db, ProviderRow, ProviderUpdate } from '../db/database.ts';
+import { PROVIDER_KINDS } from '../db/database.ts';
+import * as providers from '../db/repositories/providers.ts';
+import type { SecretBox } from '../db/secret-box.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { parseInput, requireId, uniquely } from './validate.ts';
+
+export interface ProviderDeps {
+  readonly db: Db;
+  readonly secrets: SecretBox;
+  /** Called with every API key the service sees, so the log scrubber can mask it. */
+  readonly onSecret: (value: string) => void;
+}
+
+/** The AAD that binds a sealed key to its provider row. */
+const keyContext = (providerId: string) => `provider:${providerId}:api_key`;
+
+const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const baseUrl = z
+  .string()
+  .trim()
+  .max(2_000, 'must be at most 2000 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.username === '' && url.password === '';
+    } catch {
+      return true;
+    }
+  }, 'must not contain credentials; pass them as apiKey');
+const apiKey = z.string().min(1, 'must not be empty').max(4_096, 'must be at most 4096 characters');
+const settings = z
+  .record(z.string(), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= 65_536, 'must encode to at most 64 KiB of JSON');
+
+const createSchema = z.object({
+  name,
+  kind: z.enum(PROVIDER_KINDS),
+  baseUrl: baseUrl.nullish(),
+  apiKey: apiKey.nullish(),
+  settings: settings.nullish(),
+});
+
+// In an update, an absent field is left alone; `apiKey: null` removes the stored key.
+const updateSchema = z.object({
+  name: name.nullish(),
+  kind: z.enum(PROVIDER_KINDS).nullish(),
+  baseUrl: baseUrl.nullish(),
+  apiKey: apiKey.nullish(),
+  settings: settings.nullish(),
+});
+
+export async function createProvider(deps: ProviderDeps, input: unknown): Promise<ProviderRow> {
+  const data = parseInput(createSchema, input);
+  const id = randomUUID();
+  if (data.apiKey) deps.onSecret(data.apiKey);
+  return uniquely(`A provider named "${data.name}" already exists.`, () =>
+    providers.insertProvider(deps.db, {
+      id,
+      name: data.name,
+      kind: data.kind,
+      base_url: data.baseUrl ?? null,
+      api_key_ciphertext: data.apiKey ? deps.secrets.seal(data.apiKey, keyContext(id)) : null,
+      settings: JSON.stringify(data.settings ?? {}),
+    }),
+  );
+}
+
+export async function updateProvider(deps: ProviderDeps, id: string, input: Record<string, unknown>): Promise<ProviderRow> {
+  requireId('Provider', id);
+  const data = parseInput(updateSchema, input);
+  const changes: ProviderUpdate = {};
+  if (data.name != null) changes.name = data.name;
+  if (data.kind != null) changes.kind = data.kind;
+  if ('baseUrl' in input && input.baseUrl !== undefined) changes.base_url = data.baseUrl ?? null;
+  if (data.settings != null) changes.settings = JSON.stringify(data.settings);
+  if ('apiKey' in input && input.apiKey !== undefined) {
+    if (data.apiKey) deps.onSecret(data.apiKey);
+    changes.api_key_ciphertext = data.apiKey ? deps.secrets.seal(data.apiKey, keyContext(id)) : null;
+  }
+  const row = await uniquely(`A provider named "${data.name ?? ''}" already exists.`, () =>
+    providers.updateProvider(deps.db, id, changes),
+  );
+  if (!row) throw new NotFoundError('Provider', id);
+  return row;
+}
+
+export async function deleteProvider(db: Db, id: string): Promise<string> {
+  requireId('Provider', id);
+  const models = await providers.countModelsOfProvider(db, id);
+  if (models > 0) throw new ConflictError(`The provider is used by ${models} model(s); delete or move them first.`);
+  if (!(await providers.deleteProvider(db, id))) throw new NotFoundError('Provider', id);
+  return id;
+}
+
+/** Decrypts a provider's API key for a provider call; the plaintext never goes further. */
+export function revealApiKey(deps: Pick<ProviderDeps, 'secrets' | 'onSecret'>, row: ProviderRow): string | null {
+  if (row.api_key_ciphertext === null) return null;
+  const key = deps.secrets.open(row.api_key_ciphertext, keyContext(row.id));
+  deps.onSecret(key);
+  return key;
+}

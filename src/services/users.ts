@@ -1,0 +1,112 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Actor } from '../tools/tool.ts';
+import type { Db, GrantMode, UserRow } from '../db/database.ts';
+import { GRANT_MODES } from '../db/database.ts';
+import * as users from '../db/repositories/users.ts';
+import * as grants from '../db/repositories/grants.ts';
+import { NotFoundError } from '../errors.ts';
+import { parseInput, requireId, uniquely } from './validate.ts';
+
+/** Tokens carry 256 bits of randomness; only their SHA-256 digest is stored. */
+export function generateToken(): string {
+  return `alk_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function toActor(row: UserRow): Actor {
+  return { id: row.id, name: row.name, isAdmin: row.is_admin };
+}
+
+/** Reads `Bearer <token>` (case-insensitive scheme); anything else is no credential at all. */
+export function bearerToken(header: unknown): string | null {
+  if (typeof header !== 'string') return null;
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export async function authenticate(db: Db, token: string | null): Promise<Actor | null> {
+  if (token === null || token.length > 512) return null;
+  const row = await users.findUserByTokenHash(db, hashToken(token));
+  return row ? toActor(row) : null;
+}
+
+export const ADMIN_NAME = 'admin';
+
+export type AdminBootstrap =
+  | { readonly kind: 'configured'; readonly user: UserRow }
+  | { readonly kind: 'generated'; readonly user: UserRow; readonly token: string }
+  | { readonly kind: 'existing' };
+
+/**
+ * Start-up: with a configured admin token, make sure an admin holds it (the `admin` user's token is
+ * rotated to it if needed); without one, an empty database gets an admin whose token is returned
+ * once for printing. A database that already has users is left alone.
+ */
+export async function bootstrapAdmin(db: Db, configuredToken: string | null): Promise<AdminBootstrap> {
+  if (configuredToken !== null) {
+    const tokenHash = hashToken(configuredToken);
+    const holder = await users.findUserByTokenHash(db, tokenHash);
+    if (holder) {
+      const user = holder.is_admin ? holder : await users.updateUserCredentials(db, holder.id, { isAdmin: true });
+      return { kind: 'configured', user: user ?? holder };
+    }
+    const named = await users.findUserByName(db, ADMIN_NAME);
+    if (named) {
+      const user = await users.updateUserCredentials(db, named.id, { tokenHash, isAdmin: true });
+      return { kind: 'configured', user: user ?? named };
+    }
+    const user = await users.insertUser(db, { id: randomUUID(), name: ADMIN_NAME, is_admin: true, token_hash: tokenHash });
+    return { kind: 'configured', user };
+  }
+  if ((await users.countUsers(db)) > 0) return { kind: 'existing' };
+  const token = generateToken();
+  const user = await users.insertUser(db, { id: randomUUID(), name: ADMIN_NAME, is_admin: true, token_hash: hashToken(token) });
+  return { kind: 'generated', user, token };
+}
+
+const nameSchema = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+const createUserSchema = z.object({
+  name: nameSchema,
+  isAdmin: z.boolean().nullish().transform((value) => value ?? false),
+});
+
+export async function createUser(db: Db, input: unknown): Promise<{ user: UserRow; token: string }> {
+  const { name, isAdmin } = parseInput(createUserSchema, input);
+  const token = generateToken();
+  const user = await uniquely(`A user named "${name}" already exists.`, () =>
+    users.insertUser(db, { id: randomUUID(), name, is_admin: isAdmin, token_hash: hashToken(token) }),
+  );
+  return { user, token };
+}
+
+/** Table names of the operator's `records` schema: plain lower-case SQL identifiers. */
+const tableSchema = z
+  .string()
+  .trim()
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case table name (letters, digits, underscores)');
+
+const grantSchema = z.object({
+  table: tableSchema,
+  mode: z.enum(GRANT_MODES).nullish().transform((value): GrantMode => value ?? 'READ'),
+});
+
+export async function grantTable(db: Db, userId: string, input: { table: string; mode?: GrantMode | null }): Promise<UserRow> {
+  const { table, mode } = parseInput(grantSchema, input);
+  const user = await users.findUserById(db, requireId('User', userId));
+  if (!user) throw new NotFoundError('User', userId);
+  await grants.saveGrant(db, user.id, table, mode);
+  return user;
+}
+
+export async function revokeTable(db: Db, userId: string, input: { table: string }): Promise<UserRow> {
+  const { table } = parseInput(z.object({ table: tableSchema }), input);
+  const user = await users.findUserById(db, requireId('User', userId));
+  if (!user) throw new NotFoundError('User', userId);
+  await grants.deleteGrant(db, user.id, table);
+  return user;
+}

@@ -1,0 +1,138 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import type { ToolLookup } from '../access/gate.ts';
+import type { Tool } from './tool.ts';
+
+/** Where a tool came from, for error messages: `builtin` or the module specifier. */
+export interface ToolSource {
+  readonly source: string;
+  readonly tools: readonly Tool[];
+}
+
+/** The function-calling spec sent to a provider. `parameters` is JSON Schema. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface ToolRegistry extends ToolLookup {
+  /** Group names of the registered tools, in first-seen order. */
+  groups(): readonly string[];
+  /** JSON Schema of a tool's parameters (computed once). */
+  parametersSchema(name: string): Record<string, unknown> | undefined;
+  /** Wire specs of the named tools that are registered, in registry order. */
+  specs(allowed: Iterable<string>): ToolSpec[];
+}
+
+export class ToolRegistryError extends Error {
+  override readonly name = 'ToolRegistryError';
+}
+
+const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+/**
+ * Builds the registry from its sources. A duplicate name fails start-up naming both sources, and
+ * a tool whose name providers would reject (they accept `[a-zA-Z0-9_-]{1,64}`) fails too.
+ */
+export function createRegistry(sources: readonly ToolSource[]): ToolRegistry {
+  const tools = new Map<string, Tool>();
+  const origin = new Map<string, string>();
+  for (const { source, tools: list } of sources) {
+    for (const tool of list) {
+      if (!NAME.test(tool.name)) {
+        throw new ToolRegistryError(`Tool name "${tool.name}" from ${source} must match ${NAME.source}.`);
+      }
+      const previous = origin.get(tool.name);
+      if (previous !== undefined) {
+        throw new ToolRegistryError(`Duplicate tool "${tool.name}": registered by ${previous} and by ${source}.`);
+      }
+      tools.set(tool.name, tool);
+      origin.set(tool.name, source);
+    }
+  }
+  const schemas = new Map<string, Record<string, unknown>>();
+  const parametersSchema = (name: string) => {
+    const tool = tools.get(name);
+    if (!tool) return undefined;
+    let schema = schemas.get(name);
+    if (!schema) {
+      const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<
+        string,
+        unknown
+      >;
+      schema = rest;
+      schemas.set(name, schema);
+    }
+    return schema;
+  };
+  const ordered = [...tools.values()];
+  return {
+    get: (name) => tools.get(name),
+    all: () => ordered,
+    groups: () => [...new Set(ordered.map((tool) => tool.group))],
+    parametersSchema,
+    specs(allowed) {
+      const wanted = new Set(allowed);
+      return ordered
+        .filter((tool) => wanted.has(tool.name))
+        .map((tool) => ({ name: tool.name, description: tool.description, parameters: parametersSchema(tool.name)! }));
+    },
+  };
+}
+
+/** What a third-party module's factory receives. */
+export interface ToolModuleDeps {
+  readonly logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+}
+
+function isTool(value: unknown): value is Tool {
+  if (typeof value !== 'object' || value === null) return false;
+  const tool = value as Partial<Tool>;
+  return (
+    typeof tool.name === 'string' &&
+    typeof tool.description === 'string' &&
+    typeof tool.group === 'string' &&
+    typeof tool.enabledByDefault === 'boolean' &&
+    typeof tool.requiresAdmin === 'boolean' &&
+    typeof tool.execute === 'function' &&
+    typeof (tool.parameters as { safeParse?: unknown } | undefined)?.safeParse === 'function'
+  );
+}
+
+/**
+ * Loads `AIRLOCK_TOOL_MODULES`: each module default-exports `Tool[]` or `(deps) => Tool[]`
+ * (possibly async). Relative paths resolve against `baseDir` (the working directory).
+ */
+export async function loadToolModules(
+  specifiers: readonly string[],
+  deps: ToolModuleDeps,
+  baseDir: string = process.cwd(),
+): Promise<ToolSource[]> {
+  const sources: ToolSource[] = [];
+  for (const specifier of specifiers) {
+    const target =
+      specifier.startsWith('.') || path.isAbsolute(specifier) ? pathToFileURL(path.resolve(baseDir, specifier)).href : specifier;
+    let loaded: { default?: unknown };
+    try {
+      loaded = (await import(target)) as { default?: unknown };
+    } catch (error) {
+      throw new ToolRegistryError(
+        `Could not load tool module "${specifier}" (from AIRLOCK_TOOL_MODULES): ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    const exported = typeof loaded.default === 'function' ? await (loaded.default as (d: ToolModuleDeps) => unknown)(deps) : loaded.default;
+    if (!Array.isArray(exported)) {
+      throw new ToolRegistryError(`Tool module "${specifier}" must default-export Tool[] or a function returning Tool[].`);
+    }
+    exported.forEach((tool, index) => {
+      if (!isTool(tool)) {
+        throw new ToolRegistryError(`Tool module "${specifier}": entry ${index} is not a Tool (name, description, group, parameters, enabledByDefault, requiresAdmin, execute).`);
+      }
+    });
+    sources.push({ source: specifier, tools: exported as Tool[] });
+  }
+  return sources;
+}

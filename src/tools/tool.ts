@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { ToolResult } from './result.ts';
+
+/** Who is acting in a run. `null` in a ToolContext means "no user": user-scoped tools refuse. */
+export interface Actor {
+  readonly id: string;
+  readonly name: string;
+  readonly isAdmin: boolean;
+}
+
+/** The minimum logging surface a tool may use; pino loggers satisfy it. */
+export interface ToolLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export type ToolEffect = 'read' | 'write';
+
+/**
+ * Everything a tool may touch while it runs. The acting user comes from here, never from global
+ * state. `data` is the read-only data access the built-ins use (declared by the service that builds
+ * the context; third-party tools should treat it as opaque).
+ */
+export interface ToolContext<Data = unknown> {
+  readonly actor: Actor | null;
+  readonly logger: ToolLogger;
+  readonly signal: AbortSignal;
+  readonly runId: string;
+  readonly data: Data;
+}
+
+export interface Tool<Args = any, Data = any> {
+  /** Unique across the registry; a duplicate fails start-up naming both sources. */
+  readonly name: string;
+  readonly description: string;
+  /** Built-ins: content, structure, configuration, system, accounts, editing. Any other string is a new group. */
+  readonly group: string;
+  /** Validated before `execute`; invalid arguments become an error result, never a throw. */
+  readonly parameters: z.ZodType<Args>;
+  /** Secret- or system-exposing tools default to off. */
+  readonly enabledByDefault: boolean;
+  /** System, host or cross-user data: admins only. */
+  readonly requiresAdmin: boolean;
+  /** `write` means every call waits for human approval. Absent means `read`. */
+  readonly effect?: ToolEffect;
+  execute(args: Args, ctx: ToolContext<Data>): Promise<ToolResult>;
+}

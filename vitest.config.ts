@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: PGlite instances are memory-hungry; keep parallelism modest.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
