@@ -1,16 +1,30 @@
-import { fileURLToPath } from 'node:url';
-import { promises as fs } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { FileMigrationProvider, type Kysely, type MigrationResult, Migrator, NO_MIGRATIONS } from 'kysely';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResult, Migrator, NO_MIGRATIONS } from 'kysely';
 
 /** The committed migrations folder, resolved from this file so it works from any working directory. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
+const MIGRATION_FILE = /^\d{14}_[a-z0-9-]+\.ts$/;
+
+/**
+ * Reads `migrations/<UTC stamp>_<verb-noun>.ts`. Kysely's FileMigrationProvider imports from
+ * inside node_modules, where neither tsx nor vitest transforms TypeScript; importing from here does.
+ */
+const folderProvider: MigrationProvider = {
+  async getMigrations() {
+    const files = (await readdir(MIGRATIONS_DIR)).filter((file) => MIGRATION_FILE.test(file)).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      migrations[file.slice(0, -'.ts'.length)] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+    }
+    return migrations;
+  },
+};
+
 export function createMigrator(db: Kysely<any>): Migrator {
-  return new Migrator({
-    db,
-    provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_DIR }),
-  });
+  return new Migrator({ db, provider: folderProvider });
 }
 
 export class MigrationError extends Error {

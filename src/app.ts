@@ -1,0 +1,62 @@
+import type { DestinationStream } from 'pino';
+import { type Config, secretValues } from './config.ts';
+import type { Services } from './context.ts';
+import { createDb, type DbHandle } from './db/create-db.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
+import { createLogger, SecretScrubber } from './logger.ts';
+import { buildServer, type AirlockServer } from './server.ts';
+import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
+import { builtinTools } from './tools/builtins.ts';
+import { createRegistry, loadToolModules } from './tools/registry.ts';
+
+export interface App {
+  readonly services: Services;
+  readonly server: AirlockServer;
+  /** What the admin bootstrap did; `generated` carries the one-time token to print. */
+  readonly admin: AdminBootstrap;
+  /** Stops the server and closes the database. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface AppOptions {
+  /** Where log lines go (tests collect them); default stdout. */
+  readonly logDestination?: DestinationStream;
+}
+
+/**
+ * The composition root: logger → database → migrations → admin → tool registry → server. Every
+ * collaborator is built here and passed down; nothing is an import-time singleton.
+ */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const scrubber = new SecretScrubber();
+  scrubber.add(...secretValues(config));
+  const logger = createLogger({ level: config.logLevel, scrubber, destination: options.logDestination });
+  const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
+  scrubber.add(masterKey.toString('base64'), masterKey.toString('hex'));
+
+  let handle: DbHandle | null = null;
+  try {
+    handle = await createDb(config);
+    const applied = await migrateToLatest(handle.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
+    const admin = await bootstrapAdmin(handle.db, config.adminToken);
+    const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
+    const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
+    const services: Services = {
+      config,
+      db: handle.db,
+      dbKind: handle.kind,
+      registry,
+      secrets: createSecretBox(masterKey),
+      scrubber,
+      logger,
+    };
+    const dbHandle = handle;
+    const server = buildServer({ services, onStopped: () => dbHandle.close() });
+    return { services, server, admin, stop: () => server.stop() };
+  } catch (error) {
+    await handle?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { DbKind as HandleKind } from './db/create-db.ts';
+import type { SecretBox } from './db/secret-box.ts';
+import type { Logger, SecretScrubber } from './logger.ts';
+import { authenticate, bearerToken } from './services/users.ts';
+import type { ToolRegistry } from './tools/registry.ts';
+import type { Actor } from './tools/tool.ts';
+
+/** Long-lived collaborators, built once at start-up and shared by every request. */
+export interface Services {
+  readonly config: Config;
+  readonly db: Db;
+  readonly dbKind: HandleKind;
+  readonly registry: ToolRegistry;
+  readonly secrets: SecretBox;
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+}
+
+/** The GraphQL context, identical for HTTP and websocket operations. */
+export interface Context {
+  readonly viewer: Actor | null;
+  readonly services: Services;
+}
+
+/** What yoga hands the context factory: a Request over HTTP, connectionParams over graphql-ws. */
+export interface InitialContext {
+  readonly request?: { readonly headers: { get(name: string): string | null } };
+  readonly connectionParams?: Readonly<Record<string, unknown>>;
+}
+
+/** Finds the bearer token: `connectionParams.authorization` over websockets, the header over HTTP. */
+export function credentialOf(initial: InitialContext): string | null {
+  if (initial.connectionParams) {
+    const params = initial.connectionParams;
+    return bearerToken(params.authorization ?? params.Authorization);
+  }
+  return bearerToken(initial.request?.headers.get('authorization'));
+}
+
+export async function createContext(services: Services, initial: InitialContext): Promise<Context> {
+  return { viewer: await authenticate(services.db, credentialOf(initial)), services };
+}

@@ -1,0 +1,52 @@
+import { GraphQLError } from 'graphql';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { builder } from './builder.ts';
+
+/** Every typed error implements `Error { message }`, so clients can select `... on Error`. */
+export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
+  fields: (t) => ({ message: t.exposeString('message') }),
+});
+
+const FieldIssueRef = builder.simpleObject('FieldIssue', {
+  fields: (t) => ({
+    path: t.stringList({ description: 'Input path of the bad field, e.g. ["input", "baseUrl"].' }),
+    message: t.string(),
+  }),
+});
+
+builder.objectType(ValidationError, {
+  name: 'ValidationError',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    issues: t.field({ type: [FieldIssueRef], resolve: (error) => error.issues.map((issue) => ({ ...issue, path: [...issue.path] })) }),
+  }),
+});
+
+builder.objectType(NotFoundError, {
+  name: 'NotFoundError',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({ id: t.exposeString('resourceId') }),
+});
+
+builder.objectType(ConflictError, {
+  name: 'ConflictError',
+  interfaces: [ErrorInterface],
+});
+
+const CODES = new Map<Function, string>([
+  [ValidationError, 'BAD_USER_INPUT'],
+  [NotFoundError, 'NOT_FOUND'],
+  [ConflictError, 'CONFLICT'],
+  [ForbiddenError, 'FORBIDDEN'],
+]);
+
+/**
+ * A domain error that escaped a field without an error union becomes a plain GraphQL error with a
+ * code (its message is ours and safe); anything else returns null and is masked by the server.
+ */
+export function exposeDomainError(error: unknown): GraphQLError | null {
+  if (!(error instanceof DomainError)) return null;
+  return new GraphQLError(error.message, {
+    extensions: { code: CODES.get(error.constructor) ?? 'BAD_REQUEST' },
+  });
+}

@@ -1,0 +1,17 @@
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import './errors.ts';
+import './types/root.ts';
+import './types/users.ts';
+import './types/tools.ts';
+import './types/providers.ts';
+import './types/models.ts';
+import './types/skills.ts';
+import './types/configurations.ts';
+import './types/budgets.ts';
+
+/** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */
+export function buildSchema() {
+  return lexicographicSortSchema(builder.toSchema());
+}

@@ -1,0 +1,128 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { ConfigurationRow } from '../../db/database.ts';
+import { PRIVACY_LEVELS } from '../../db/database.ts';
+import { findConfigurationsByIds, findSkillIdsOfConfigurations, listConfigurations } from '../../db/repositories/configurations.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import * as configurations from '../../services/configurations.ts';
+import { builder } from '../builder.ts';
+import { decodeIdFor } from '../ids.ts';
+import { ModelRef } from './models.ts';
+import { DeletedRef } from './root.ts';
+import { SkillRef } from './skills.ts';
+
+export const PrivacyLevelEnum = builder.enumType('PrivacyLevel', {
+  values: PRIVACY_LEVELS,
+  description: 'How much of a run is persisted: NONE/METADATA keep no content, REDACTED masks secrets, FULL is verbatim.',
+});
+
+/** Any authenticated user may read and run a configuration; only admins change them. */
+export const ConfigurationRef = builder.loadableNode('Configuration', {
+  id: { resolve: (configuration: ConfigurationRow) => configuration.id },
+  load: (ids: string[], context) => findConfigurationsByIds(context.services.db, ids),
+  sort: (configuration) => configuration.id,
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    model: t.field({ type: ModelRef, resolve: (configuration) => configuration.model_id }),
+    systemPrompt: t.exposeString('system_prompt'),
+    temperature: t.exposeFloat('temperature', { nullable: true }),
+    maxTokens: t.exposeInt('max_tokens', { nullable: true }),
+    maxIterations: t.exposeInt('max_iterations', { description: 'Tool rounds before a final answer is forced.' }),
+    allowedToolGroups: t.stringList({
+      description: 'Empty = no group restriction.',
+      resolve: (configuration) => configuration.allowed_tool_groups,
+    }),
+    skills: t.field({
+      type: [SkillRef],
+      resolve: async (configuration, _args, context) =>
+        (await findSkillIdsOfConfigurations(context.services.db, [configuration.id])).get(configuration.id) ?? [],
+    }),
+    trustFloor: t.exposeInt('trust_floor'),
+    privacyLevel: t.field({ type: PrivacyLevelEnum, resolve: (configuration) => configuration.privacy_level }),
+    quarantineToolOutput: t.exposeBoolean('quarantine_tool_output'),
+    createdAt: t.field({ type: 'DateTime', resolve: (configuration) => configuration.created_at }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (configuration) => configuration.updated_at }),
+  }),
+});
+
+const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    modelId: t.id({ required: true }),
+    systemPrompt: t.string(),
+    temperature: t.float(),
+    maxTokens: t.int(),
+    maxIterations: t.int({ description: 'Default 5.' }),
+    allowedToolGroups: t.stringList(),
+    skillIds: t.idList(),
+    trustFloor: t.int(),
+    privacyLevel: t.field({ type: PrivacyLevelEnum, description: 'Default METADATA.' }),
+    quarantineToolOutput: t.boolean(),
+  }),
+});
+
+const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
+  fields: (t) => ({
+    name: t.string(),
+    modelId: t.id(),
+    systemPrompt: t.string(),
+    temperature: t.float({ description: 'Explicit null = the provider default.' }),
+    maxTokens: t.int({ description: 'Explicit null = no cap.' }),
+    maxIterations: t.int(),
+    allowedToolGroups: t.stringList(),
+    skillIds: t.idList({ description: 'Replaces the attached skills, in this order.' }),
+    trustFloor: t.int(),
+    privacyLevel: t.field({ type: PrivacyLevelEnum }),
+    quarantineToolOutput: t.boolean(),
+  }),
+});
+
+function decodeReferences<T extends { modelId?: string | number | null; skillIds?: readonly (string | number)[] | null }>(input: T) {
+  return {
+    ...input,
+    ...(input.modelId != null ? { modelId: decodeIdFor('Model', input.modelId) } : {}),
+    ...(input.skillIds != null ? { skillIds: input.skillIds.map((id) => decodeIdFor('Skill', id)) } : {}),
+  };
+}
+
+builder.queryFields((t) => ({
+  configurations: t.field({
+    type: [ConfigurationRef],
+    resolve: (_root, _args, context) => listConfigurations(context.services.db),
+  }),
+  configuration: t.field({
+    type: ConfigurationRef,
+    nullable: true,
+    args: { id: t.arg.globalID({ required: true, for: [ConfigurationRef] }) },
+    resolve: (_root, { id }) => id.id,
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createConfiguration: t.field({
+    type: ConfigurationRef,
+    authScopes: { admin: true },
+    errors: { types: [ValidationError, NotFoundError, ConflictError] },
+    args: { input: t.arg({ type: CreateConfigurationInput, required: true }) },
+    resolve: (_root, { input }, context) => configurations.createConfiguration(context.services.db, decodeReferences(input)),
+  }),
+  updateConfiguration: t.field({
+    type: ConfigurationRef,
+    authScopes: { admin: true },
+    errors: { types: [ValidationError, NotFoundError, ConflictError] },
+    args: {
+      id: t.arg.globalID({ required: true, for: [ConfigurationRef] }),
+      input: t.arg({ type: UpdateConfigurationInput, required: true }),
+    },
+    resolve: (_root, { id, input }, context) =>
+      configurations.updateConfiguration(context.services.db, id.id, decodeReferences(input)),
+  }),
+  deleteConfiguration: t.field({
+    type: DeletedRef,
+    authScopes: { admin: true },
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.globalID({ required: true, for: [ConfigurationRef] }) },
+    resolve: async (_root, { id }, context) => ({
+      id: encodeGlobalID('Configuration', await configurations.deleteConfiguration(context.services.db, id.id)),
+    }),
+  }),
+}));

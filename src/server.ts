@@ -1,0 +1,194 @@
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
+import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { createContext, type Context, type InitialContext, type Services } from './context.ts';
+import { exposeDomainError } from './graphql/errors.ts';
+import { buildSchema } from './graphql/schema.ts';
+import { authenticate, bearerToken } from './services/users.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export interface ServerDeps {
+  readonly services: Services;
+  /** Called once everything is closed (the database is closed by the caller that opened it). */
+  readonly onStopped?: () => Promise<void> | void;
+}
+
+export interface AirlockServer {
+  readonly yoga: YogaServerInstance<InitialContext, Context>;
+  readonly http: HttpServer;
+  /** Starts listening on the configured host and port (0 = any free port); resolves with the URL. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops accepting, closes every socket and subscription, then runs `onStopped`. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One port serves GraphQL over HTTP (POST, GET), server-sent events and graphql-ws websockets at
+ * /graphql. The websocket path runs through `yoga.getEnveloped`, so the same plugin stack
+ * (authentication, query limits, error masking) applies to both transports.
+ */
+export function buildServer(deps: ServerDeps): AirlockServer {
+  const { services } = deps;
+  const { config, logger } = services;
+  const production = config.env === 'production';
+  const yogaLogger = logger.child({ component: 'yoga' });
+
+  const yoga = createYoga<InitialContext, Context>({
+    schema: buildSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    graphiql: production ? false : { title: 'Airlock', subscriptionsProtocol: 'WS' },
+    // Batched operations multiply every per-request limit; one operation per request.
+    batching: false,
+    multipart: false,
+    logging: {
+      debug: (...args: unknown[]) => yogaLogger.debug({ args }, 'yoga'),
+      info: (...args: unknown[]) => yogaLogger.info({ args }, 'yoga'),
+      warn: (...args: unknown[]) => yogaLogger.warn({ args }, 'yoga'),
+      error: (...args: unknown[]) => yogaLogger.error({ args }, 'yoga'),
+    },
+    context: (initial) => createContext(services, initial),
+    maskedErrors: {
+      maskError(error, message) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        const domain = exposeDomainError(original);
+        if (domain) {
+          return new GraphQLError(domain.message, {
+            ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
+            extensions: domain.extensions,
+          });
+        }
+        const expected = error instanceof GraphQLError && (!original || original instanceof GraphQLError);
+        if (!expected) logger.error({ err: original ?? error }, 'unexpected error while resolving a GraphQL operation');
+        // Never in "dev" mode: the original error (and its stack) may carry credentials.
+        return yogaMaskError(error, message, false);
+      },
+    },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: 10, exposeLimits: !production, ignoreIntrospection: true },
+        maxAliases: { n: 15, exposeLimits: !production },
+        maxTokens: { n: 2_000, exposeLimits: !production },
+        maxDirectives: { n: 20, exposeLimits: !production },
+        costLimit: { maxCost: 5_000, exposeLimits: !production },
+        blockFieldSuggestion: { enabled: true },
+      }),
+      ...(production ? [disableIntrospection()] : []),
+    ],
+  });
+
+  const http = createServer({ requestTimeout: 60_000 }, (req, res) => {
+    const length = Number(req.headers['content-length'] ?? '0');
+    if (Number.isFinite(length) && length > config.maxRequestBytes) {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ errors: [{ message: `Request body too large: the limit is ${config.maxRequestBytes} bytes.` }] }));
+      req.resume();
+      return;
+    }
+    if (req.method === 'POST' && req.headers['content-length'] === undefined) {
+      // Node enforces Content-Length exactly; a chunked body would escape the size limit.
+      res.writeHead(411, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ errors: [{ message: 'Content-Length required: send the request body with a length.' }] }));
+      req.resume();
+      return;
+    }
+    void yoga.handleNodeRequestAndResponse(req, res, {});
+  });
+
+  const sockets = new Set<Socket>();
+  http.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxWsMessageBytes });
+  http.on('upgrade', (request: IncomingMessage, socket, head) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path !== GRAPHQL_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
+
+  const wsServer = useServer<Record<string, unknown>>(
+    {
+      connectionInitWaitTimeout: 3_000,
+      // A missing or bad token closes the socket with 4403 before any operation runs.
+      onConnect: async (ctx) => (await authenticate(services.db, bearerToken(ctx.connectionParams?.authorization))) !== null,
+      onSubscribe: async (ctx, _id, payload) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          connectionParams: ctx.connectionParams ?? {},
+          params: payload,
+        });
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error in the query.')];
+        }
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+        const args: ExecutionArgs = {
+          schema,
+          document,
+          operationName: payload.operationName ?? null,
+          variableValues: payload.variables ?? null,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        return args;
+      },
+      execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      onError: (_ctx, _id, _payload, errors) => {
+        logger.debug({ errors: errors.map((error) => error.message) }, 'graphql-ws operation error');
+      },
+    },
+    wss,
+  );
+
+  let stopping: Promise<void> | null = null;
+  return {
+    yoga,
+    http,
+    start: () =>
+      new Promise((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(config.port, config.host, () => {
+          http.off('error', reject);
+          const { port } = http.address() as AddressInfo;
+          const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+          resolve({ url: `http://${host}:${port}${GRAPHQL_PATH}`, port });
+        });
+      }),
+    stop: () =>
+      (stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        await wsServer.dispose();
+        for (const client of wss.clients) client.terminate();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+        http.closeIdleConnections();
+        for (const socket of sockets) socket.destroy();
+        if (http.listening) await closed;
+        await yoga.dispose();
+        await deps.onStopped?.();
+      })()),
+  };
+}
+
+/** Production refuses introspection: the schema is published in the repository, not probed. */
+function disableIntrospection() {
+  return {
+    onValidate({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, secretValues } from '../../src/config.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('loadConfig', () => {
+  it('should default to embedded PGlite under ./data on port 4000', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 4000, databaseUrl: null, dataDir: './data', logLevel: 'info', retentionDays: 30 });
+    expect(config.masterKey).toBeNull();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('should name every bad variable and say what is expected', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', AIRLOCK_RETENTION_DAYS: '0' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('PORT: must be a whole number');
+    expect(message).toContain('LOG_LEVEL: must be one of: fatal, error, warn, info, debug, trace, silent');
+    expect(message).toContain('AIRLOCK_RETENTION_DAYS: must be at least 1');
+  });
+
+  it('should refuse a DATABASE_URL that is not PostgreSQL without echoing it', () => {
+    const secretish = 'mysql://root:canary-db-password@db/app';
+    expect(() => loadConfig({ DATABASE_URL: secretish })).toThrowError(/DATABASE_URL: must be a postgres/);
+    try {
+      loadConfig({ DATABASE_URL: secretish });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('canary-db-password');
+    }
+  });
+
+  it('should require a master key when PostgreSQL is used', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/x' })).toThrowError(/AIRLOCK_MASTER_KEY: is required/);
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x', AIRLOCK_MASTER_KEY: KEY }).databaseUrl).toBe('postgres://localhost/x');
+  });
+
+  it('should accept a master key as base64 or hex and refuse other lengths', () => {
+    const hex = Buffer.alloc(32, 9).toString('hex');
+    expect(loadConfig({ AIRLOCK_MASTER_KEY: KEY }).masterKey).toEqual(Buffer.alloc(32, 7));
+    expect(loadConfig({ AIRLOCK_MASTER_KEY: hex }).masterKey).toEqual(Buffer.alloc(32, 9));
+    expect(() => loadConfig({ AIRLOCK_MASTER_KEY: 'c2hvcnQ=' })).toThrowError(/AIRLOCK_MASTER_KEY: must be 32 bytes/);
+  });
+
+  it('should refuse a short admin token', () => {
+    expect(() => loadConfig({ AIRLOCK_ADMIN_TOKEN: 'short' })).toThrowError(/AIRLOCK_ADMIN_TOKEN: must be at least 16/);
+  });
+
+  it('should split AIRLOCK_TOOL_MODULES on commas', () => {
+    expect(loadConfig({ AIRLOCK_TOOL_MODULES: ' ./a.ts, pkg-b ,, ' }).toolModules).toEqual(['./a.ts', 'pkg-b']);
+  });
+
+  it('should list the secrets the log scrubber must mask, including the database password', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://app:p%40ss-canary@db:5432/airlock',
+      AIRLOCK_MASTER_KEY: KEY,
+      AIRLOCK_ADMIN_TOKEN: 'admin-token-0123456789',
+    });
+    expect(secretValues(config)).toEqual(expect.arrayContaining(['p@ss-canary', 'admin-token-0123456789', KEY]));
+  });
+});

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createDb, type DbHandle, type DbKind } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+/**
+ * The databases every database test runs against: PGlite always, PostgreSQL too when
+ * TEST_DATABASE_URL is set (CI sets it). Use with `describe.each(TEST_DATABASES)`.
+ */
+export const TEST_DATABASES: readonly DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDatabase {
+  readonly kind: DbKind;
+  /** PostgreSQL URL of the private database (null for PGlite). */
+  readonly databaseUrl: string | null;
+  /** Opens (another) handle on the same database; the caller closes it. */
+  open(): Promise<DbHandle>;
+  /** Drops the private database (PostgreSQL); call after every handle is closed. */
+  drop(): Promise<void>;
+}
+
+async function withAdminClient<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await action(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A private, empty database for one test file. PGlite: a data directory (default in memory; pass
+ * `dataDir` to reopen the same files). PostgreSQL: a fresh database created on the test server.
+ */
+export async function createTestDatabase(kind: DbKind, options: { dataDir?: string } = {}): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const dataDir = options.dataDir ?? 'memory://';
+    return {
+      kind,
+      databaseUrl: null,
+      open: () => createDb({ databaseUrl: null, dataDir }),
+      drop: async () => undefined,
+    };
+  }
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set: PostgreSQL tests need it.');
+  const name = `airlock_test_${randomBytes(6).toString('hex')}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  return {
+    kind,
+    databaseUrl,
+    open: () => createDb({ databaseUrl, dataDir: 'memory://', poolSize: 5 }),
+    drop: () => withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** A migrated private database and an open handle on it; `dispose` closes and drops it. */
+export async function openMigratedDb(kind: DbKind): Promise<{ handle: DbHandle; database: TestDatabase; dispose(): Promise<void> }> {
+  const database = await createTestDatabase(kind);
+  const handle = await database.open();
+  await migrateToLatest(handle.db);
+  return {
+    handle,
+    database,
+    async dispose() {
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
