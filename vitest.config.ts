@@ -1,8 +1,18 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module) builds. Dependencies run by Node load the CJS
+    // build; without this alias Vite hands our sources the ESM build, and graphql refuses to mix
+    // the two ("Cannot use GraphQLScalarType from another module or realm").
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/pglite-template.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: PGlite instances are memory-hungry; keep parallelism modest.

@@ -22,6 +22,8 @@ export interface App {
 export interface AppOptions {
   /** Where log lines go (tests collect them); default stdout. */
   readonly logDestination?: DestinationStream;
+  /** Start a new embedded database from this dump (see DbOptions.pgliteTemplate). */
+  readonly pgliteTemplate?: Blob;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   let handle: DbHandle | null = null;
   try {
-    handle = await createDb(config);
+    handle = await createDb({ ...config, pgliteTemplate: options.pgliteTemplate });
     const applied = await migrateToLatest(handle.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
     const admin = await bootstrapAdmin(handle.db, config.adminToken);

@@ -141,3 +141,11 @@ export function secretValues(config: Config): string[] {
   }
   return secrets;
 }
+
+/**
+ * A frozen copy of the whole process environment, for the admin `get_env` tools (which redact it
+ * themselves). Read once by the caller; later changes to process.env are not reflected.
+ */
+export function environmentSnapshot(): Readonly<Record<string, string | undefined>> {
+  return Object.freeze({ ...process.env });
+}

@@ -99,7 +99,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       req.resume();
       return;
     }
-    void yoga.handleNodeRequestAndResponse(req, res, {});
+    void yoga.requestListener(req, res);
   });
 
   const sockets = new Set<Socket>();

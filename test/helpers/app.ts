@@ -4,6 +4,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DbKind } from '../../src/db/create-db.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 
 /** Collects every log line the app writes, for assertions (canaries, redaction). */
 export class LogCollector extends Writable {
@@ -48,11 +49,14 @@ export async function startTestApp(kind: DbKind, options: TestAppOptions = {}): 
     LOG_LEVEL: 'info',
     AIRLOCK_ADMIN_TOKEN: adminToken,
     AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
-    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { AIRLOCK_DATA_DIR: 'memory://' }),
+    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { AIRLOCK_DATA_DIR: database.dataDir ?? 'memory://' }),
     ...options.env,
   });
   const logs = new LogCollector();
-  const app = await createApp(config, { logDestination: logs });
+  const app = await createApp(config, {
+    logDestination: logs,
+    ...(config.dataDir === 'memory://' && !config.databaseUrl ? { pgliteTemplate: pgliteTemplate() } : {}),
+  });
   const fetchRaw = (init: RequestInit & { path?: string }) =>
     Promise.resolve(app.server.yoga.fetch(`http://localhost${init.path ?? '/graphql'}`, init));
   return {

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { createDb, type DbHandle, type DbKind } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 
 /**
  * The databases every database test runs against: PGlite always, PostgreSQL too when
@@ -11,6 +15,8 @@ export const TEST_DATABASES: readonly DbKind[] = process.env.TEST_DATABASE_URL ?
 
 export interface TestDatabase {
   readonly kind: DbKind;
+  /** PGlite data directory (`memory://` unless persistent); null for PostgreSQL. */
+  readonly dataDir: string | null;
   /** PostgreSQL URL of the private database (null for PGlite). */
   readonly databaseUrl: string | null;
   /** Opens (another) handle on the same database; the caller closes it. */
@@ -30,17 +36,22 @@ async function withAdminClient<T>(action: (client: pg.Client) => Promise<T>): Pr
 }
 
 /**
- * A private, empty database for one test file. PGlite: a data directory (default in memory; pass
- * `dataDir` to reopen the same files). PostgreSQL: a fresh database created on the test server.
+ * A private, empty database for one test file. PGlite: in memory, or in a temporary directory that
+ * survives closing when `persistent` (to test restarts). PostgreSQL: a fresh database on the
+ * test server (always persistent).
  */
-export async function createTestDatabase(kind: DbKind, options: { dataDir?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(kind: DbKind, options: { persistent?: boolean } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const dataDir = options.dataDir ?? 'memory://';
+    const dataDir = options.persistent ? mkdtempSync(path.join(tmpdir(), 'airlock-test-')) : 'memory://';
     return {
       kind,
+      dataDir,
       databaseUrl: null,
-      open: () => createDb({ databaseUrl: null, dataDir }),
-      drop: async () => undefined,
+      // A file directory is opened as it is (it may hold a database from an earlier open).
+      open: () => createDb({ databaseUrl: null, dataDir, ...(dataDir === 'memory://' ? { pgliteTemplate: pgliteTemplate() } : {}) }),
+      drop: async () => {
+        if (dataDir !== 'memory://') rmSync(dataDir, { recursive: true, force: true });
+      },
     };
   }
   const base = process.env.TEST_DATABASE_URL;
@@ -52,6 +63,7 @@ export async function createTestDatabase(kind: DbKind, options: { dataDir?: stri
   const databaseUrl = url.toString();
   return {
     kind,
+    dataDir: null,
     databaseUrl,
     open: () => createDb({ databaseUrl, dataDir: 'memory://', poolSize: 5 }),
     drop: () => withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
