@@ -1,10 +1,11 @@
 import type { DestinationStream } from 'pino';
-import { type Config, secretValues } from './config.ts';
+import { type Config, environmentSnapshot, secretValues } from './config.ts';
 import type { Services } from './context.ts';
 import { createDb, type DbHandle } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
-import { createLogger, SecretScrubber } from './logger.ts';
+import { createToolData } from './db/repositories/tool-data.ts';
+import { createLogger, LogRing, SecretScrubber } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
 import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
 import { builtinTools } from './tools/builtins.ts';
@@ -33,7 +34,8 @@ export interface AppOptions {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const scrubber = new SecretScrubber();
   scrubber.add(...secretValues(config));
-  const logger = createLogger({ level: config.logLevel, scrubber, destination: options.logDestination });
+  const ring = new LogRing();
+  const logger = createLogger({ level: config.logLevel, scrubber, ring, destination: options.logDestination });
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
   scrubber.add(masterKey.toString('base64'), masterKey.toString('hex'));
 
@@ -50,6 +52,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       db: handle.db,
       dbKind: handle.kind,
       registry,
+      toolData: createToolData({
+        db: handle.db,
+        dbKind: handle.kind,
+        environment: environmentSnapshot(),
+        recentLogs: (limit) => ring.last(limit),
+        startedAt: new Date(),
+      }),
       secrets: createSecretBox(masterKey),
       scrubber,
       logger,

@@ -4,6 +4,7 @@ import type { DbKind as HandleKind } from './db/create-db.ts';
 import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
+import type { ToolData } from './tools/data.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
 
@@ -13,6 +14,8 @@ export interface Services {
   readonly db: Db;
   readonly dbKind: HandleKind;
   readonly registry: ToolRegistry;
+  /** Read-only data access handed to tools as `ctx.data`. */
+  readonly toolData: ToolData;
   readonly secrets: SecretBox;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;

@@ -48,9 +48,28 @@ const REDACTED_PATHS = [
   '*.api_key_ciphertext',
 ];
 
+/** The most recent log lines (already scrubbed), for the `fetch_logs` tool. */
+export class LogRing {
+  readonly #lines: string[] = [];
+  readonly #capacity: number;
+  constructor(capacity = 500) {
+    this.#capacity = capacity;
+  }
+  push(line: string): void {
+    this.#lines.push(line.endsWith('\n') ? line.slice(0, -1) : line);
+    if (this.#lines.length > this.#capacity) this.#lines.splice(0, this.#lines.length - this.#capacity);
+  }
+  /** Up to `limit` lines, oldest first. */
+  last(limit: number): readonly string[] {
+    return this.#lines.slice(-Math.max(0, limit));
+  }
+}
+
 export interface LoggerOptions {
   readonly level: string;
   readonly scrubber: SecretScrubber;
+  /** Receives every scrubbed line as it is written. */
+  readonly ring?: LogRing;
   /** Where lines go (default stdout); tests pass a collecting stream. */
   readonly destination?: DestinationStream;
 }
@@ -60,7 +79,13 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '***redacted***' },
-      hooks: { streamWrite: (line) => options.scrubber.scrub(line) },
+      hooks: {
+        streamWrite: (line) => {
+          const scrubbed = options.scrubber.scrub(line);
+          options.ring?.push(scrubbed);
+          return scrubbed;
+        },
+      },
     },
     options.destination ?? pino.destination({ sync: false }),
   );
