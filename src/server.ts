@@ -128,14 +128,16 @@ export function buildServer(deps: ServerDeps): AirlockServer {
           connectionParams: ctx.connectionParams ?? {},
           params: payload,
         });
+        // Parse and validate run the envelop hooks (query limits); their errors describe the
+        // client's own document, so they are returned to it rather than closing the socket.
         let document;
         try {
           document = parse(payload.query);
+          const errors = validate(schema, document);
+          if (errors.length > 0) return errors;
         } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error in the query.')];
+          return [asGraphQLError(error, 'Invalid GraphQL document.')];
         }
-        const errors = validate(schema, document);
-        if (errors.length > 0) return errors;
         const args: ExecutionArgs = {
           schema,
           document,
@@ -182,6 +184,13 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         await deps.onStopped?.();
       })()),
   };
+}
+
+/** Errors raised by parse/validate hooks may come from another copy of graphql; re-wrap them. */
+function asGraphQLError(error: unknown, fallback: string): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  const looksLikeGraphQL = typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'GraphQLError';
+  return new GraphQLError(looksLikeGraphQL ? String((error as Error).message) : fallback);
 }
 
 /** Production refuses introspection: the schema is published in the repository, not probed. */
