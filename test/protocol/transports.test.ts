@@ -177,3 +177,20 @@ describe.each(TEST_DATABASES)('transports on %s', (kind) => {
     });
   });
 });
+
+describe('graceful stop', () => {
+  it('should close open sockets, refuse new connections and close the database', async () => {
+    const t = await startTestApp('pglite');
+    const { url } = await t.app.server.start();
+    const socket = new WebSocket(url.replace('http://', 'ws://'), 'graphql-transport-ws');
+    const closed = closeEventOf(socket);
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } }));
+    await new Promise((resolve) => socket.once('message', resolve));
+    await t.stop();
+    expect((await closed).code).toBeGreaterThanOrEqual(1000);
+    await expect(fetch(url)).rejects.toThrow();
+    await expect(t.app.services.db.selectFrom('users').selectAll().execute()).rejects.toThrow();
+    await t.stop();
+  });
+});
