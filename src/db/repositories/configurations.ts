@@ -1,3 +1,4 @@
+import { onlyUuids } from '../errors.ts';
 import { sql } from 'kysely';
 import type { ConfigurationRow, ConfigurationUpdate, Db, NewConfiguration } from '../database.ts';
 
@@ -6,8 +7,9 @@ export async function listConfigurations(db: Db): Promise<ConfigurationRow[]> {
 }
 
 export async function findConfigurationsByIds(db: Db, ids: readonly string[]): Promise<ConfigurationRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('configurations').selectAll().where('id', 'in', ids).execute();
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('configurations').selectAll().where('id', 'in', valid).execute();
 }
 
 /** Skill ids of each configuration, in their attached order. */

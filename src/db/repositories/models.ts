@@ -1,3 +1,4 @@
+import { onlyUuids } from '../errors.ts';
 import { sql } from 'kysely';
 import type { Db, ModelRow, ModelUpdate, NewModel } from '../database.ts';
 
@@ -6,8 +7,9 @@ export async function listModels(db: Db): Promise<ModelRow[]> {
 }
 
 export async function findModelsByIds(db: Db, ids: readonly string[]): Promise<ModelRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('models').selectAll().where('id', 'in', ids).execute();
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('models').selectAll().where('id', 'in', valid).execute();
 }
 
 export async function listModelsOfProvider(db: Db, providerId: string): Promise<ModelRow[]> {

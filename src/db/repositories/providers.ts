@@ -1,3 +1,4 @@
+import { onlyUuids } from '../errors.ts';
 import { sql } from 'kysely';
 import type { Db, NewProvider, ProviderRow, ProviderUpdate } from '../database.ts';
 
@@ -6,8 +7,9 @@ export async function listProviders(db: Db): Promise<ProviderRow[]> {
 }
 
 export async function findProvidersByIds(db: Db, ids: readonly string[]): Promise<ProviderRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('providers').selectAll().where('id', 'in', ids).execute();
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('providers').selectAll().where('id', 'in', valid).execute();
 }
 
 export async function insertProvider(db: Db, provider: NewProvider): Promise<ProviderRow> {

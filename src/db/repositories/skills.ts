@@ -1,3 +1,4 @@
+import { onlyUuids } from '../errors.ts';
 import { sql } from 'kysely';
 import type { Db, NewSkill, SkillRow, SkillUpdate } from '../database.ts';
 
@@ -6,8 +7,9 @@ export async function listSkills(db: Db): Promise<SkillRow[]> {
 }
 
 export async function findSkillsByIds(db: Db, ids: readonly string[]): Promise<SkillRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('skills').selectAll().where('id', 'in', ids).execute();
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('skills').selectAll().where('id', 'in', valid).execute();
 }
 
 export async function insertSkill(db: Db, skill: NewSkill): Promise<SkillRow> {

@@ -1,3 +1,4 @@
+import { onlyUuids } from '../errors.ts';
 import type { Db, NewUser, UserRow } from '../database.ts';
 
 export async function findUserByTokenHash(db: Db, tokenHash: string): Promise<UserRow | undefined> {
@@ -9,8 +10,9 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 }
 
 export async function findUsersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('id', 'in', valid).execute();
 }
 
 export async function findUserByName(db: Db, name: string): Promise<UserRow | undefined> {

@@ -4,15 +4,38 @@ import { PRIVACY_LEVELS } from '../../db/database.ts';
 import { findConfigurationsByIds, findSkillIdsOfConfigurations, listConfigurations } from '../../db/repositories/configurations.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as configurations from '../../services/configurations.ts';
+import { DENIAL_REASONS } from '../../access/gate.ts';
+import { findUserById } from '../../db/repositories/users.ts';
+import { explainConfiguration } from '../../services/tool-access.ts';
+import { toActor } from '../../services/users.ts';
+import { isUuid } from '../../services/validate.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
 import { ModelRef } from './models.ts';
 import { DeletedRef } from './root.ts';
 import { SkillRef } from './skills.ts';
+import { UserRef } from './users.ts';
 
 export const PrivacyLevelEnum = builder.enumType('PrivacyLevel', {
   values: PRIVACY_LEVELS,
   description: 'How much of a run is persisted: NONE/METADATA keep no content, REDACTED masks secrets, FULL is verbatim.',
+});
+
+const ToolDenialReasonEnum = builder.enumType('ToolDenialReason', {
+  description: 'The FIRST rule that refuses a tool, in the order the gate checks them.',
+  values: Object.fromEntries(
+    DENIAL_REASONS.map((reason) => [reason.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase(), { value: reason }]),
+  ),
+});
+
+const ToolDecisionRef = builder.simpleObject('ToolDecision', {
+  description: 'Whether a registered tool is offered by a configuration to a user, and if not, why.',
+  fields: (t) => ({
+    toolName: t.string(),
+    group: t.string(),
+    offered: t.boolean(),
+    reason: t.field({ type: ToolDenialReasonEnum, nullable: true, description: 'null exactly when offered.' }),
+  }),
 });
 
 /** Any authenticated user may read and run a configuration; only admins change them. */
@@ -39,6 +62,22 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
     trustFloor: t.exposeInt('trust_floor'),
     privacyLevel: t.field({ type: PrivacyLevelEnum, resolve: (configuration) => configuration.privacy_level }),
     quarantineToolOutput: t.exposeBoolean('quarantine_tool_output'),
+    toolDecisions: t.field({
+      type: [ToolDecisionRef],
+      authScopes: { admin: true },
+      description: 'For admins: why each registered tool is or is not offered, as the viewer or as `asUser`.',
+      args: { asUser: t.arg.globalID({ for: [UserRef] }) },
+      resolve: async (configuration, { asUser }, context) => {
+        const { db, registry } = context.services;
+        let actor = context.viewer;
+        if (asUser) {
+          const row = isUuid(asUser.id) ? await findUserById(db, asUser.id) : undefined;
+          if (!row) throw new NotFoundError('User', asUser.id);
+          actor = toActor(row);
+        }
+        return explainConfiguration(db, registry, configuration, actor);
+      },
+    }),
     createdAt: t.field({ type: 'DateTime', resolve: (configuration) => configuration.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (configuration) => configuration.updated_at }),
   }),

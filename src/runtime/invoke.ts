@@ -1,0 +1,93 @@
+import { decide, gateErrorFor, invalidArgumentsError, toolFailedError, type GateInput } from '../access/gate.ts';
+import { boundToolResult } from '../tools/bounds.ts';
+import { ToolResult, type Artifact } from '../tools/result.ts';
+import type { ToolContext, ToolLogger } from '../tools/tool.ts';
+
+/** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+export interface InvokeOptions {
+  /** The SAME gate input that computed the offered set: every call is re-checked against it. */
+  readonly gate: GateInput;
+  /** Everything a tool may touch except the logger, which gets the call's fields added. */
+  readonly context: Omit<ToolContext, 'logger'>;
+  readonly logger: ToolLogger & { child?(bindings: object): ToolLogger };
+  /** Wrap model-facing content in the quarantine envelope (a configuration option). */
+  readonly quarantine: boolean;
+}
+
+/** What a call produced, after the one bounding seam. `content` is exactly what the model receives. */
+export interface ToolOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+  /** Run-only: streamed to subscribers and stored, never sent to the model. */
+  readonly artifacts: readonly Artifact[];
+  readonly durationMs: number;
+}
+
+/**
+ * THE seam every tool call goes through, whatever the loop or resume path:
+ * gate (again) → argument validation → execute (exceptions logged, never shown) → bound + sanitise.
+ * It never throws: every failure becomes an error result with one of the exact, generic strings of
+ * DESIGN.md section 4, so the model learns nothing about which rule refused it or why a tool broke.
+ */
+export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
+  const started = performance.now();
+  const result = await runCall(call, options);
+  const bounded = boundToolResult(result, { quarantine: options.quarantine });
+  return {
+    content: bounded.content,
+    isError: bounded.isError,
+    artifacts: bounded.isError ? [] : bounded.artifacts,
+    durationMs: performance.now() - started,
+  };
+}
+
+async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
+  const decision = decide(options.gate, call.name);
+  if (!decision.allowed) {
+    options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
+    return ToolResult.error(gateErrorFor(decision.reason, call.name));
+  }
+  const { tool } = decision;
+  const decoded = decodeArguments(call.arguments);
+  const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
+  if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
+  if (!parsed.success) return ToolResult.error(invalidArgumentsError(tool.name, parsed.error));
+  const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
+  try {
+    options.context.signal.throwIfAborted();
+    const result: unknown = await tool.execute(parsed.data, { ...options.context, logger });
+    if (!(result instanceof ToolResult)) {
+      logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
+      return ToolResult.error(toolFailedError(tool.name));
+    }
+    return result;
+  } catch (error) {
+    // The exception may carry credentials (connection strings, upstream bodies): log only.
+    logger.error({ err: error, tool: tool.name }, 'tool execution failed');
+    return ToolResult.error(toolFailedError(tool.name));
+  }
+}
+
+type Decoded = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** Providers send arguments as JSON text (OpenAI) or objects (Anthropic, Ollama, Gemini). Empty means `{}`. */
+function decodeArguments(raw: unknown): Decoded {
+  if (raw === undefined || raw === null) return { ok: true, value: {} };
+  if (typeof raw !== 'string') return { ok: true, value: raw };
+  if (raw.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch {
+    return { ok: false, problem: 'arguments are not valid JSON' };
+  }
+}
+
+function truncate(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}

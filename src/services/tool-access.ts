@@ -1,0 +1,50 @@
+import { resolveAllowedTools, type ConfigurationView } from '../access/allowed-tools.ts';
+import { explain, type GateInput, type ToolExplanation } from '../access/gate.ts';
+import type { ConfigurationRow, Db } from '../db/database.ts';
+import { findSkillIdsOfConfigurations } from '../db/repositories/configurations.ts';
+import { findSkillsByIds } from '../db/repositories/skills.ts';
+import { loadToolState } from '../db/repositories/tool-state.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { Actor } from '../tools/tool.ts';
+
+/** The configuration as the access rules see it: its skills in attached order, groups, trust floor. */
+export async function configurationView(db: Db, configuration: ConfigurationRow): Promise<ConfigurationView> {
+  const skillIds = (await findSkillIdsOfConfigurations(db, [configuration.id])).get(configuration.id) ?? [];
+  const rows = new Map((await findSkillsByIds(db, skillIds)).map((row) => [row.id, row]));
+  return {
+    trustFloor: configuration.trust_floor,
+    allowedToolGroups: configuration.allowed_tool_groups,
+    skills: skillIds.flatMap((id) => {
+      const row = rows.get(id);
+      return row
+        ? [{ id: row.id, name: row.name, enabled: row.enabled, trustLevel: row.trust_level, allowedTools: row.allowed_tools }]
+        : [];
+    }),
+  };
+}
+
+/**
+ * Everything the gate needs to decide for one run: current switches, the actor, and the allow-list
+ * of the configuration narrowed by the run's own selection. The loop offers with it and re-checks
+ * every call against it; the API explains it.
+ */
+export async function gateInputFor(
+  db: Db,
+  registry: ToolRegistry,
+  configuration: ConfigurationRow,
+  actor: Actor | null,
+  selection?: readonly string[] | null,
+): Promise<GateInput> {
+  const [view, state] = await Promise.all([configurationView(db, configuration), loadToolState(db)]);
+  return { registry, state, actor, allowList: resolveAllowedTools(view, registry.all(), selection) };
+}
+
+/** Why each registered tool is or is not offered by this configuration to this actor. */
+export async function explainConfiguration(
+  db: Db,
+  registry: ToolRegistry,
+  configuration: ConfigurationRow,
+  actor: Actor | null,
+): Promise<ToolExplanation[]> {
+  return explain(await gateInputFor(db, registry, configuration, actor));
+}
