@@ -18,7 +18,11 @@ export interface InvokeOptions {
   readonly logger: ToolLogger & { child?(bindings: object): ToolLogger };
   /** Wrap model-facing content in the quarantine envelope (a configuration option). */
   readonly quarantine: boolean;
+  /** A call still running after this many milliseconds is abandoned (its signal aborted). Default 30 000. */
+  readonly timeoutMs?: number;
 }
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 /** What a call produced, after the one bounding seam. `content` is exactly what the model receives. */
 export interface ToolOutcome {
@@ -59,9 +63,21 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
   if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
   if (!parsed.success) return ToolResult.error(invalidArgumentsError(tool.name, parsed.error));
   const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const controller = new AbortController();
+  const signal = AbortSignal.any([options.context.signal, controller.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   try {
     options.context.signal.throwIfAborted();
-    const result: unknown = await tool.execute(parsed.data, { ...options.context, logger });
+    const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger }), timedOut]);
+    if (result === 'timeout') {
+      controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
+      logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
+      return ToolResult.error(toolFailedError(tool.name));
+    }
     if (!(result instanceof ToolResult)) {
       logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
       return ToolResult.error(toolFailedError(tool.name));
@@ -71,6 +87,8 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
     // The exception may carry credentials (connection strings, upstream bodies): log only.
     logger.error({ err: error, tool: tool.name }, 'tool execution failed');
     return ToolResult.error(toolFailedError(tool.name));
+  } finally {
+    clearTimeout(timer);
   }
 }
 

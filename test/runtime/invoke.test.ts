@@ -171,3 +171,18 @@ describe('invokeTool: the one seam every call goes through', () => {
     expect(Buffer.byteLength(outcome.content)).toBeLessThanOrEqual(MAX_CONTENT_BYTES);
   });
 });
+
+describe('invokeTool timeouts', () => {
+  it('should abandon a call that outlives its timeout, abort its signal and report a generic failure', async () => {
+    let seen: AbortSignal | undefined;
+    const slow = tool('read_records', (_args, ctx) => {
+      seen = ctx.signal;
+      return new Promise(() => undefined);
+    });
+    const { options, logs } = setup([slow]);
+    const outcome = await invokeTool({ id: 'c', name: 'read_records', arguments: '{"table":"t"}' }, { ...options, timeoutMs: 50 });
+    expect(outcome.content).toBe('Error: tool "read_records" failed.');
+    expect(seen?.aborted).toBe(true);
+    expect(logs.some((entry) => entry.msg === 'tool execution timed out')).toBe(true);
+  });
+});
