@@ -27,11 +27,20 @@ export interface AppOptions {
   readonly pgliteTemplate?: Blob;
 }
 
+export interface Runtime {
+  readonly services: Services;
+  /** What the admin bootstrap did; `generated` carries the one-time token to print. */
+  readonly admin: AdminBootstrap;
+  /** Closes the database. */
+  close(): Promise<void>;
+}
+
 /**
- * The composition root: logger → database → migrations → admin → tool registry → server. Every
- * collaborator is built here and passed down; nothing is an import-time singleton.
+ * Everything but the server: logger → database → migrations → admin → tool registry. Used by the
+ * server and by command-line tools (`npm run demo`). Every collaborator is built here and passed
+ * down; nothing is an import-time singleton.
  */
-export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+export async function createRuntime(config: Config, options: AppOptions = {}): Promise<Runtime> {
   const scrubber = new SecretScrubber();
   scrubber.add(...secretValues(config));
   const ring = new LogRing();
@@ -63,11 +72,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       scrubber,
       logger,
     };
-    const dbHandle = handle;
-    const server = buildServer({ services, onStopped: () => dbHandle.close() });
-    return { services, server, admin, stop: () => server.stop() };
+    return { services, admin, close: handle.close };
   } catch (error) {
     await handle?.close();
     throw error;
   }
+}
+
+/** The service: the runtime plus the server on top of it. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const runtime = await createRuntime(config, options);
+  const server = buildServer({ services: runtime.services, onStopped: runtime.close });
+  return { services: runtime.services, server, admin: runtime.admin, stop: () => server.stop() };
 }
