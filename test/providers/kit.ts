@@ -1,3 +1,4 @@
+import type { ProviderKind } from '../../src/db/database.ts';
 import type { LlmProvider } from '../../src/providers/provider.ts';
 import type { FakeServer, RecordedRequest } from '../fixtures/wires/fake-server.ts';
 
@@ -8,6 +9,10 @@ import type { FakeServer, RecordedRequest } from '../fixtures/wires/fake-server.
  */
 export interface WireFixture {
   readonly name: string;
+  /** The provider kind a provider row names for this wire. */
+  readonly kind: ProviderKind;
+  /** The base URL a provider row stores to reach this fake. */
+  baseUrl(server: FakeServer): string;
   start(): Promise<FakeServer>;
   /** The adapter pointed at the fake (base URL, a test key, a short timeout for the timeout scenario). */
   createProvider(server: FakeServer, options: { apiKey: string; timeoutMs: number }): LlmProvider;
