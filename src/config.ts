@@ -24,6 +24,8 @@ export interface Config {
   readonly maxRequestBytes: number;
   /** Largest accepted websocket message, in bytes (the `ws` default of 100 MiB is far too generous). */
   readonly maxWsMessageBytes: number;
+  /** A tool call still running after this many milliseconds is abandoned with a generic failure. */
+  readonly toolTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +86,7 @@ const envSchema = z.object({
   AIRLOCK_RETENTION_DAYS: integerFrom(1, 36_500).default(30),
   AIRLOCK_MAX_REQUEST_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(1024 * 1024),
   AIRLOCK_MAX_WS_MESSAGE_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(256 * 1024),
+  AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
 });
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -119,6 +122,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     retentionDays: env.AIRLOCK_RETENTION_DAYS,
     maxRequestBytes: env.AIRLOCK_MAX_REQUEST_BYTES,
     maxWsMessageBytes: env.AIRLOCK_MAX_WS_MESSAGE_BYTES,
+    toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
   });
 }
 

@@ -66,6 +66,7 @@ export async function executeRun(services: Services, request: RunRequest): Promi
       maxTokens: configuration.max_tokens ?? model.max_tokens,
       maxIterations: configuration.max_iterations,
       quarantineToolOutput: configuration.quarantine_tool_output,
+      toolTimeoutMs: services.config.toolTimeoutMs,
     },
     model: {
       providerModelId: model.provider_model_id,

@@ -55,4 +55,21 @@ describe('the service process', () => {
     expect(stderr).toContain('PORT: must be a whole number');
     expect(stderr).not.toMatch(/at .*\.ts:\d+/);
   }, 30_000);
+
+  it('should run one agent loop from the command line with `npm run demo -- --scripted`, printing each step', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo.ts', '--scripted', 'Who are our customers?'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, AIRLOCK_DATA_DIR: 'memory://', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/→ round 1: asking the model/);
+    expect(stdout).toMatch(/⚙ describe_tables/);
+    expect(stdout).toMatch(/⚙ read_records/);
+    expect(stdout).toMatch(/COMPLETED \(COMPLETED\), 3 iteration\(s\)/);
+    expect(stdout).not.toMatch(/password_hash":"\$/);
+  }, 60_000);
 });
