@@ -5,6 +5,12 @@ import { createDb, type DbHandle } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
+import { createRunEventBus } from './runtime/events.ts';
+import { createRunManager } from './services/run-manager.ts';
+import { purgeExpiredContent } from './services/retention.ts';
+
+/** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 import { createLogger, LogRing, SecretScrubber } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
 import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
@@ -56,7 +62,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
-    const services: Services = {
+    const base: Omit<Services, 'runs'> = {
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -71,8 +77,27 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       secrets: createSecretBox(masterKey),
       scrubber,
       logger,
+      bus: createRunEventBus(),
     };
-    return { services, admin, close: handle.close };
+    const services: Services = { ...base, runs: createRunManager(base, base.bus, { heartbeatMs: config.runHeartbeatMs }) };
+    await services.runs.settleStale();
+    const purge = () =>
+      purgeExpiredContent(handle!.db, config.retentionDays)
+        .then((count) => count > 0 && logger.info({ runs: count, retentionDays: config.retentionDays }, 'purged expired run content to metadata'))
+        .catch((error: unknown) => logger.error({ err: error }, 'retention purge failed'));
+    void purge();
+    const retention = setInterval(() => void purge(), RETENTION_INTERVAL_MS);
+    retention.unref();
+    const dbHandle = handle;
+    return {
+      services,
+      admin,
+      close: async () => {
+        clearInterval(retention);
+        await services.runs.stop();
+        await dbHandle.close();
+      },
+    };
   } catch (error) {
     await handle?.close();
     throw error;

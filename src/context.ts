@@ -4,6 +4,8 @@ import type { DbKind as HandleKind } from './db/create-db.ts';
 import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
+import type { RunEventBus } from './runtime/events.ts';
+import type { RunManager } from './services/run-manager.ts';
 import type { ToolData } from './tools/data.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
@@ -19,6 +21,10 @@ export interface Services {
   readonly secrets: SecretBox;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
+  /** Per-run live events (in-process; replaceable by a distributed event target). */
+  readonly bus: RunEventBus;
+  /** Starts, cancels and settles agent runs. */
+  readonly runs: RunManager;
 }
 
 /** The GraphQL context, identical for HTTP and websocket operations. */

@@ -146,6 +146,10 @@ export interface RunsTable {
   audit_incomplete: Generated<boolean>;
   created_at: CreatedAt;
   finished_at: Date | null;
+  heartbeat_at: CreatedAt;
+  error_message: string | null;
+  tool_selection: Json<string[] | null> | null;
+  content_purged_at: Date | null;
 }
 
 export interface RunStepsTable {
@@ -193,3 +197,6 @@ export type NewConfiguration = Insertable<ConfigurationsTable>;
 export type ConfigurationUpdate = Updateable<ConfigurationsTable>;
 export type TableGrantRow = Selectable<TableGrantsTable>;
 export type BudgetRow = Selectable<BudgetsTable>;
+export type RunRow = Selectable<RunsTable>;
+export type NewRun = Insertable<RunsTable>;
+export type RunStepRow = Selectable<RunStepsTable>;

@@ -10,6 +10,7 @@ import './types/models.ts';
 import './types/skills.ts';
 import './types/configurations.ts';
 import './types/budgets.ts';
+import './types/runs.ts';
 
 /** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */
 export function buildSchema() {

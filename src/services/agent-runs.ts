@@ -23,8 +23,6 @@ export interface RunRequest {
   readonly selection?: readonly string[] | null;
   readonly signal: AbortSignal;
   readonly runId?: string;
-  /** Tests inject a fetch that reaches their fake vendor servers. */
-  readonly fetch?: typeof fetch;
   onStep(step: RunStep): Promise<void> | void;
 }
 
@@ -54,7 +52,6 @@ export async function executeRun(services: Services, request: RunRequest): Promi
     baseUrl: providerRow.base_url,
     apiKey: revealApiKey({ secrets: services.secrets, onSecret: (value) => services.scrubber.add(value) }, providerRow),
     settings: providerRow.settings,
-    ...(request.fetch ? { fetch: request.fetch } : {}),
   });
   const logger = services.logger.child({ runId });
   const outcome = await runLoop({

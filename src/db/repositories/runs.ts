@@ -1,0 +1,157 @@
+import { sql } from 'kysely';
+import type { Db, NewRun, RunRow, RunStatus, RunStepRow } from '../database.ts';
+import { onlyUuids } from '../errors.ts';
+
+export async function insertRun(db: Db, run: NewRun): Promise<RunRow> {
+  return db.insertInto('runs').values(run).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<RunRow[]> {
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('runs').selectAll().where('id', 'in', valid).execute();
+}
+
+export async function insertRunStep(
+  db: Db,
+  step: { runId: string; sequence: number; kind: RunStepRow['kind']; round: number; durationMs: number | null; payload: object },
+): Promise<void> {
+  await db
+    .insertInto('run_steps')
+    .values({
+      run_id: step.runId,
+      sequence: step.sequence,
+      kind: step.kind,
+      round: step.round,
+      duration_ms: step.durationMs,
+      payload: JSON.stringify(step.payload),
+    })
+    .execute();
+}
+
+export interface Settlement {
+  readonly status: RunStatus;
+  readonly terminationReason: string;
+  readonly truncated: boolean;
+  readonly iterations: number;
+  readonly finalContent: string | null;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly estimatedCost: number;
+  readonly errorMessage: string | null;
+}
+
+/**
+ * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
+ * run was already settled: the WHERE clause makes settling exactly-once even across processes.
+ */
+export async function settleRun(db: Db, id: string, settlement: Settlement): Promise<RunRow | undefined> {
+  return db
+    .updateTable('runs')
+    .set({
+      status: settlement.status,
+      termination_reason: settlement.terminationReason,
+      truncated: settlement.truncated,
+      iterations: settlement.iterations,
+      final_content: settlement.finalContent,
+      prompt_tokens: settlement.promptTokens,
+      completion_tokens: settlement.completionTokens,
+      estimated_cost: settlement.estimatedCost,
+      error_message: settlement.errorMessage,
+      finished_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function markAuditIncomplete(db: Db, id: string): Promise<void> {
+  await db.updateTable('runs').set({ audit_incomplete: true }).where('id', '=', id).execute();
+}
+
+/** Proves the driving process is alive; a RUNNING run whose heartbeat goes stale is settled INTERRUPTED. */
+export async function touchRuns(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('runs').set({ heartbeat_at: sql`now()` }).where('id', 'in', ids).where('status', '=', 'RUNNING').execute();
+}
+
+/** Settles every RUNNING run whose heartbeat is older than `staleAfterMs`; returns their ids. */
+export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('runs')
+    .set({
+      status: 'FAILED',
+      termination_reason: 'INTERRUPTED',
+      error_message: 'The server running this run stopped before it finished.',
+      finished_at: sql`now()`,
+    })
+    .where('status', '=', 'RUNNING')
+    .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export interface RunPage {
+  readonly rows: RunRow[];
+  readonly hasNextPage: boolean;
+}
+
+/**
+ * Newest first, keyset-paginated on (created_at, id) so pages stay stable while runs are added.
+ * `after` is the (created_at, id) of the last run of the previous page.
+ */
+export async function listRuns(
+  db: Db,
+  options: { userId: string | null; status: RunStatus | null; first: number; after: { createdAt: Date; id: string } | null },
+): Promise<RunPage> {
+  let query = db.selectFrom('runs').selectAll();
+  if (options.userId !== null) query = query.where('user_id', '=', options.userId);
+  if (options.status !== null) query = query.where('status', '=', options.status);
+  if (options.after !== null) {
+    const { createdAt, id } = options.after;
+    query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.first + 1).execute();
+  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
+}
+
+/** Steps in sequence order, after `afterSequence`, at most `first` (+1 to tell whether more follow). */
+export async function listRunSteps(db: Db, runId: string, afterSequence: number, first: number): Promise<RunStepRow[]> {
+  return db
+    .selectFrom('run_steps')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .where('sequence', '>', afterSequence)
+    .orderBy('sequence')
+    .limit(first)
+    .execute();
+}
+
+/** Runs created before `cutoff` whose stored content was not yet purged (and that may hold content). */
+export async function findRunsToPurge(db: Db, cutoff: Date, limit: number): Promise<RunRow[]> {
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where('created_at', '<', cutoff)
+    .where('content_purged_at', 'is', null)
+    .where('status', 'not in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Rewrites a run's stored content down to metadata, in one transaction. */
+export async function replaceRunContent(
+  db: Db,
+  runId: string,
+  steps: readonly { sequence: number; payload: object }[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const step of steps) {
+      await trx.updateTable('run_steps').set({ payload: JSON.stringify(step.payload) }).where('run_id', '=', runId).where('sequence', '=', step.sequence).execute();
+    }
+    await trx.updateTable('runs').set({ prompt: null, final_content: null, content_purged_at: sql`now()` }).where('id', '=', runId).execute();
+  });
+}

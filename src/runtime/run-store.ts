@@ -1,0 +1,87 @@
+import type { RunBusEvent, RunEventBus } from './events.ts';
+import type { RunOutcome, RunStep } from './loop.ts';
+import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
+
+/** The storage a recorder needs; `src/db/repositories/runs.ts` provides it. */
+export interface RunRepository {
+  insertStep(runId: string, sequence: number, step: StoredStep): Promise<void>;
+  /** False when the run was already settled (settling is exactly-once). */
+  settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<boolean>;
+  markAuditIncomplete(runId: string): Promise<void>;
+}
+
+export interface RecorderLogger {
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface RunRecorder {
+  /** Persists the filtered copy of the step with the next sequence number, then publishes it. */
+  recordStep(step: RunStep): Promise<void>;
+  /** Stores the outcome once; a second call is refused (returns false) and logged. */
+  settle(outcome: RunOutcome): Promise<boolean>;
+  /** True once any write failed: the stored trail of this run is incomplete. */
+  readonly auditIncomplete: boolean;
+}
+
+/**
+ * Records one run: the privacy-filtered copy goes to storage, in order, each step published only
+ * after its write returned (so a subscriber never sees a step that a reload would not show, unless
+ * the write failed, which is logged and flagged). Storage failures never stop the run.
+ */
+export function createRunRecorder(options: {
+  readonly runId: string;
+  readonly level: PrivacyLevel;
+  readonly repository: RunRepository;
+  readonly bus: RunEventBus;
+  readonly logger: RecorderLogger;
+}): RunRecorder {
+  const { runId, level, repository, bus, logger } = options;
+  let sequence = 0;
+  let settled = false;
+  let auditIncomplete = false;
+
+  const flagIncomplete = async (error: unknown, what: string) => {
+    logger.error({ err: error, runId }, `could not store ${what}; the run goes on with an incomplete audit trail`);
+    if (auditIncomplete) return;
+    auditIncomplete = true;
+    await repository.markAuditIncomplete(runId).catch((markError: unknown) =>
+      logger.error({ err: markError, runId }, 'could not flag the run as having an incomplete audit trail'),
+    );
+  };
+
+  return {
+    get auditIncomplete() {
+      return auditIncomplete;
+    },
+    async recordStep(step) {
+      sequence += 1;
+      const full = toStoredStep(step);
+      const filtered = filterStep(full, level);
+      try {
+        await repository.insertStep(runId, sequence, filtered);
+      } catch (error) {
+        await flagIncomplete(error, `step ${sequence}`);
+      }
+      const event: RunBusEvent = { type: 'step', runId, sequence, full, filtered };
+      bus.publish(event);
+    },
+    async settle(outcome) {
+      if (settled) {
+        logger.warn({ runId }, 'refused to settle a run twice');
+        return false;
+      }
+      settled = true;
+      const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
+      let accepted = false;
+      try {
+        accepted = await repository.settle(runId, outcome, stored.finalContent);
+        if (!accepted) logger.warn({ runId }, 'refused to settle a run that was already settled');
+      } catch (error) {
+        await flagIncomplete(error, 'the run outcome');
+      }
+      bus.publish({ type: 'finished', runId, finalContent: outcome.finalContent });
+      return accepted;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASES } from '../helpers/databases.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+
+const LOOPING = [{ content: '', toolCalls: [{ name: 'describe_tables', arguments: {} }] }];
+
+async function waitForStatus(t: TestApp, runId: string, status: string): Promise<any> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const result = await t.gql(`query($id: ID!) { run(id: $id) { status terminationReason iterations } }`, { id: runId });
+    if (result.data?.run?.status === status || Date.now() > deadline) return result.data.run;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  let slow: string;
+  let fast: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    url = (await t.app.server.start()).url;
+    slow = await scriptedConfiguration(t, 'slow', { replies: LOOPING, delayMs: 150, maxIterations: 20, privacyLevel: 'FULL' });
+    fast = await scriptedConfiguration(t, 'fast', {
+      replies: [{ content: 'x', toolCalls: [{ name: 'describe_tables', arguments: {} }] }, { content: 'done' }],
+      privacyLevel: 'METADATA',
+    });
+  });
+  afterAll(() => t.stop());
+
+  /** Starts a slow run and resolves with its id once the first step arrived; `stop` ends the subscription. */
+  function startSlowRun(client: ReturnType<typeof wsClient>) {
+    const events: any[] = [];
+    let stop!: () => void;
+    const firstStep = new Promise<string>((resolve, reject) => {
+      let runId = '';
+      stop = client.subscribe(
+        { query: RUN_AGENT, variables: { input: { configurationId: slow, prompt: 'loop' } } },
+        {
+          next: (result) => {
+            const event = (result.data as any)?.runAgent;
+            events.push(event);
+            if (event?.__typename === 'RunStartedEvent') runId = event.run.id;
+            if (event?.__typename === 'RunStepEvent') resolve(runId);
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    return { firstStep, events, stop: () => stop() };
+  }
+
+  it('should cancel a run whose client completes the subscription', async () => {
+    const client = wsClient(url, t.adminToken);
+    try {
+      const run = startSlowRun(client);
+      const runId = await run.firstStep;
+      run.stop();
+      expect(await waitForStatus(t, runId, 'CANCELLED')).toMatchObject({ status: 'CANCELLED', terminationReason: 'CANCELLED' });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('should cancel a run whose client disconnects', async () => {
+    const client = wsClient(url, t.adminToken);
+    const run = startSlowRun(client);
+    const runId = await run.firstStep;
+    await client.dispose();
+    expect(await waitForStatus(t, runId, 'CANCELLED')).toMatchObject({ status: 'CANCELLED', terminationReason: 'CANCELLED' });
+  });
+
+  it('should cancel a run from anywhere with cancelRun, and finish the original stream', async () => {
+    const client = wsClient(url, t.adminToken);
+    try {
+      const run = startSlowRun(client);
+      const runId = await run.firstStep;
+      const cancelled = await t.gql(`mutation($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }`, { id: runId });
+      expect(cancelled.data.cancelRun).toEqual({ __typename: 'Run', id: runId });
+      const final = await waitForStatus(t, runId, 'CANCELLED');
+      expect(final.status).toBe('CANCELLED');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(run.events.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'CANCELLED' } });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("should refuse cancelRun on someone else's run", async () => {
+    const user = await t.gql(`mutation { createUser(input: { name: "other-${kind}" }) { ... on CreateUserPayload { token } } }`);
+    const client = wsClient(url, t.adminToken);
+    try {
+      const run = startSlowRun(client);
+      const runId = await run.firstStep;
+      const denied = await t.gql(`mutation($id: ID!) { cancelRun(id: $id) { __typename } }`, { id: runId }, user.data.createUser.token);
+      expect(denied.data.cancelRun.__typename).toBe('NotFoundError');
+      run.stop();
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('should let a second dashboard join mid-run: replay then live, no gap, no duplicate', async () => {
+    const first = wsClient(url, t.adminToken);
+    const second = wsClient(url, t.adminToken);
+    try {
+      const configuration = await scriptedConfiguration(t, `join-${Date.now()}`, {
+        replies: [...Array.from({ length: 4 }, () => LOOPING[0]), { content: 'finished' }],
+        delayMs: 100,
+        privacyLevel: 'FULL',
+      });
+      let announce!: (id: string) => void;
+      const announced = new Promise<string>((resolve) => (announce = resolve));
+      const original: any[] = [];
+      const whole = new Promise<void>((resolve, reject) => {
+        first.subscribe(
+          { query: RUN_AGENT, variables: { input: { configurationId: configuration, prompt: 'go' } } },
+          {
+            next: (result) => {
+              const event = (result.data as any).runAgent;
+              original.push(event);
+              if (event.__typename === 'RunStartedEvent') announce(event.run.id);
+            },
+            error: reject,
+            complete: resolve,
+          },
+        );
+      });
+      const runId = await announced;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const joined = await collect(second, RUN_EVENTS, { runId });
+      await whole;
+      const sequences = (events: any[]) => events.filter((event) => event.step).map((event) => event.step.sequence);
+      expect(sequences(joined)).toEqual(sequences(original));
+      expect(sequences(joined)).toEqual(Array.from({ length: sequences(original).length }, (_, index) => index + 1));
+      expect(joined.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED' } });
+    } finally {
+      await first.dispose();
+      await second.dispose();
+    }
+  });
+
+  it('should finish 50 concurrent runs from 50 clients with complete, ordered stored steps', async () => {
+    const clients = Array.from({ length: 50 }, () => wsClient(url, t.adminToken));
+    try {
+      const results = await Promise.all(clients.map((client, index) => collect(client, RUN_AGENT, { input: { configurationId: fast, prompt: `run ${index}` } })));
+      const runIds = results.map((events) => events.at(-1).run.id);
+      expect(new Set(runIds).size).toBe(50);
+      for (const events of results) expect(events.at(-1).run).toMatchObject({ status: 'COMPLETED', iterations: 2 });
+      for (const runId of runIds) {
+        const stored = await t.gql(`query($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }`, { id: runId });
+        expect(stored.data.run.steps.edges.map((edge: any) => `${edge.node.sequence}:${edge.node.kind}`)).toEqual(['1:REQUEST', '2:LLM', '3:TOOL', '4:REQUEST', '5:LLM']);
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()));
+    }
+  }, 60_000);
+});
