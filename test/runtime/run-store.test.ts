@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import type { RunOutcome, RunStep } from '../../src/runtime/loop.ts';
+import type { StoredStep } from '../../src/runtime/privacy.ts';
+import { createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
+
+const LLM_STEP: RunStep = {
+  kind: 'LLM',
+  round: 1,
+  content: 'mail bob@example.com',
+  thinking: null,
+  requestedToolCalls: [],
+  usage: { promptTokens: 1, completionTokens: 2, cost: 0 },
+  finishReason: 'stop',
+  durationMs: 3,
+};
+const OUTCOME: RunOutcome = {
+  status: 'COMPLETED',
+  terminationReason: 'COMPLETED',
+  truncated: false,
+  iterations: 1,
+  finalContent: 'answer for bob@example.com',
+  usage: { promptTokens: 1, completionTokens: 2, cost: 0 },
+  errorMessage: null,
+};
+
+function memoryRepository(options: { failSteps?: boolean } = {}) {
+  const steps: { runId: string; sequence: number; step: StoredStep }[] = [];
+  const settled: { outcome: RunOutcome; stored: string | null }[] = [];
+  let incomplete = 0;
+  let open = true;
+  const repository: RunRepository = {
+    async insertStep(runId, sequence, step) {
+      if (options.failSteps) throw new Error('disk full');
+      steps.push({ runId, sequence, step });
+    },
+    async settle(_runId, outcome, stored) {
+      if (!open) return false;
+      open = false;
+      settled.push({ outcome, stored });
+      return true;
+    },
+    async markAuditIncomplete() {
+      incomplete += 1;
+    },
+  };
+  return { repository, steps, settled, incomplete: () => incomplete };
+}
+
+function logger() {
+  const lines: { level: string; msg?: string }[] = [];
+  return { lines, warn: (_o: object, msg?: string) => void lines.push({ level: 'warn', msg }), error: (_o: object, msg?: string) => void lines.push({ level: 'error', msg }) };
+}
+
+describe('run recorder', () => {
+  it('should store the filtered copy with increasing sequence numbers and publish after the write', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r1');
+    const memory = memoryRepository();
+    const recorder = createRunRecorder({ runId: 'r1', level: 'METADATA', repository: memory.repository, bus, logger: logger() });
+    await recorder.recordStep(LLM_STEP);
+    await recorder.recordStep({ ...LLM_STEP, round: 2 });
+    expect(memory.steps.map((entry) => entry.sequence)).toEqual([1, 2]);
+    expect(memory.steps[0]!.step.content).toBeUndefined();
+    expect(memory.steps[0]!.step.contentRedacted).toBe(true);
+    const first = (await events.next()).value as Extract<RunBusEvent, { type: 'step' }>;
+    expect(first).toMatchObject({ type: 'step', sequence: 1 });
+    expect(first.full.content).toBe('mail bob@example.com');
+    expect(first.filtered).toEqual(memory.steps[0]!.step);
+  });
+
+  it('should settle exactly once, storing the final answer at the run level and publishing the live one', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r2');
+    const memory = memoryRepository();
+    const log = logger();
+    const recorder = createRunRecorder({ runId: 'r2', level: 'REDACTED', repository: memory.repository, bus, logger: log });
+    expect(await recorder.settle(OUTCOME)).toBe(true);
+    expect(await recorder.settle(OUTCOME)).toBe(false);
+    expect(memory.settled).toHaveLength(1);
+    expect(memory.settled[0]!.stored).toBe('answer for ***');
+    expect(log.lines).toContainEqual({ level: 'warn', msg: 'refused to settle a run twice' });
+    expect((await events.next()).value).toEqual({ type: 'finished', runId: 'r2', finalContent: 'answer for bob@example.com' });
+  });
+
+  it('should keep going when storage fails: log it, flag the audit trail once, still publish', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r3');
+    const memory = memoryRepository({ failSteps: true });
+    const log = logger();
+    const recorder = createRunRecorder({ runId: 'r3', level: 'FULL', repository: memory.repository, bus, logger: log });
+    await recorder.recordStep(LLM_STEP);
+    await recorder.recordStep(LLM_STEP);
+    expect(recorder.auditIncomplete).toBe(true);
+    expect(memory.incomplete()).toBe(1);
+    expect(log.lines.filter((line) => line.level === 'error')).toHaveLength(2);
+    expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 1 });
+    expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 2 });
+  });
+});
+
+describe('run event bus', () => {
+  it('should deliver to a subscriber registered before publishing, even before it starts reading', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r');
+    bus.publish({ type: 'started', runId: 'r' });
+    bus.publish({ type: 'started', runId: 'other' });
+    expect((await events.next()).value).toEqual({ type: 'started', runId: 'r' });
+  });
+
+  it('should unsubscribe on return', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r');
+    expect(bus.subscriberCount()).toBe(1);
+    const pending = events.next();
+    await events.return!();
+    expect(await pending).toEqual({ value: undefined, done: true });
+    expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('should cut off a subscriber that falls too far behind, after delivering what it buffered', async () => {
+    const bus = createRunEventBus();
+    const events = bus.subscribe('r');
+    for (let index = 0; index <= SUBSCRIBER_BUFFER; index++) bus.publish({ type: 'finished', runId: 'r', finalContent: String(index) });
+    let delivered = 0;
+    await expect(
+      (async () => {
+        for await (const _event of events) delivered++;
+      })(),
+    ).rejects.toBeInstanceOf(SubscriberOverflowError);
+    expect(delivered).toBe(SUBSCRIBER_BUFFER);
+    expect(bus.subscriberCount()).toBe(0);
+  });
+});
