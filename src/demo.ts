@@ -54,6 +54,7 @@ try {
       signal: AbortSignal.timeout(10 * 60_000),
       onStep: (step) => console.log(describeStep(step)),
     });
+    if (outcome.status === 'WAITING_FOR_APPROVAL') console.log('\nThe run proposes a write and waits for approval; approve it through the API (approveRun).');
     console.log(`\nRun ${runId}: ${outcome.status} (${outcome.terminationReason})${outcome.truncated ? ', truncated' : ''}, ${outcome.iterations} iteration(s)`);
     console.log(`Usage: ${outcome.usage.promptTokens} prompt + ${outcome.usage.completionTokens} completion tokens, cost ${outcome.usage.cost.toFixed(6)}`);
     if (outcome.errorMessage) console.log(`Error: ${outcome.errorMessage}`);
@@ -74,6 +75,8 @@ function describeStep(step: RunStep): string {
       const calls = step.requestedToolCalls.map((call) => `${call.name}(${JSON.stringify(call.arguments)})`).join(', ');
       return `← round ${step.round}: ${calls ? `calls ${calls}` : JSON.stringify(step.content.slice(0, 200))} [${step.usage.promptTokens}+${step.usage.completionTokens} tokens, ${Math.round(step.durationMs)} ms]`;
     }
+    case 'APPROVAL':
+      return `  ✋ ${step.approverName} ${step.approved ? 'approved' : 'denied'} the pending turn`;
     case 'TOOL':
       return `  ⚙ ${step.toolName}${step.toolIsError ? ' (error)' : ''}: ${JSON.stringify(step.toolResult.slice(0, 200))}${step.artifacts.length ? ` + ${step.artifacts.length} artifact(s)` : ''}`;
   }

@@ -34,3 +34,8 @@ export class ConflictError extends DomainError {
 export class ForbiddenError extends DomainError {
   override readonly name = 'ForbiddenError';
 }
+
+/** An approval named a turn the run no longer waits on (it changed, or was already decided). */
+export class StaleApprovalError extends DomainError {
+  override readonly name = 'StaleApprovalError';
+}

@@ -77,7 +77,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         maxAliases: { n: 15, exposeLimits: !production },
         maxTokens: { n: 2_000, exposeLimits: !production },
         maxDirectives: { n: 20, exposeLimits: !production },
-        costLimit: { maxCost: 5_000, exposeLimits: !production },
+        // Static cost (armor weights depth, not list sizes): a full dashboard query of a run with its steps costs ~7 000.
+        costLimit: { maxCost: 20_000, exposeLimits: !production },
         blockFieldSuggestion: { enabled: true },
       }),
       ...(production ? [disableIntrospection()] : []),

@@ -78,6 +78,7 @@ export interface ConfigurationsTable {
   trust_floor: Generated<number>;
   privacy_level: Generated<PrivacyLevel>;
   quarantine_tool_output: Generated<boolean>;
+  require_second_approver: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -150,12 +151,15 @@ export interface RunsTable {
   error_message: string | null;
   tool_selection: Json<string[] | null> | null;
   content_purged_at: Date | null;
+  /** Sealed suspended loop state (secret-box, context `run:<id>:suspended`); null unless waiting. */
+  suspended_state: string | null;
+  suspended_digest: string | null;
 }
 
 export interface RunStepsTable {
   run_id: string;
   sequence: number;
-  kind: 'REQUEST' | 'LLM' | 'TOOL';
+  kind: 'REQUEST' | 'LLM' | 'TOOL' | 'APPROVAL';
   round: number;
   duration_ms: number | null;
   payload: Json<Record<string, unknown>>;

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, StaleApprovalError, ValidationError } from '../errors.ts';
 import { builder } from './builder.ts';
 
 /** Every typed error implements `Error { message }`, so clients can select `... on Error`. */
@@ -33,11 +33,23 @@ builder.objectType(ConflictError, {
   interfaces: [ErrorInterface],
 });
 
+builder.objectType(ForbiddenError, {
+  name: 'ForbiddenError',
+  interfaces: [ErrorInterface],
+});
+
+builder.objectType(StaleApprovalError, {
+  name: 'StaleApprovalError',
+  description: 'The turn digest names a turn the run no longer waits on: reload pendingApprovals.',
+  interfaces: [ErrorInterface],
+});
+
 const CODES = new Map<Function, string>([
   [ValidationError, 'BAD_USER_INPUT'],
   [NotFoundError, 'NOT_FOUND'],
   [ConflictError, 'CONFLICT'],
   [ForbiddenError, 'FORBIDDEN'],
+  [StaleApprovalError, 'CONFLICT'],
 ]);
 
 /**

@@ -1,3 +1,5 @@
+import type { PendingCallPreview } from './loop.ts';
+import type { ToolCall } from '../providers/provider.ts';
 import type { StoredStep } from './privacy.ts';
 
 /** What happens to a run, as it happens. Published only after the matching row is written. */
@@ -11,6 +13,14 @@ export type RunBusEvent =
       readonly full: StoredStep;
       /** At the run's privacy level, exactly as stored: for everyone else. */
       readonly filtered: StoredStep;
+    }
+  | {
+      readonly type: 'suspended';
+      readonly runId: string;
+      /** Every call of the waiting turn (none has run) and the previews of its write calls. */
+      readonly calls: readonly ToolCall[];
+      readonly previews: readonly PendingCallPreview[];
+      readonly digest: string;
     }
   | {
       readonly type: 'finished';

@@ -17,7 +17,7 @@ export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
 }
 
-export const STEP_KINDS = ['REQUEST', 'LLM', 'TOOL'] as const;
+export const STEP_KINDS = ['REQUEST', 'LLM', 'TOOL', 'APPROVAL'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 /** The keys that carry what was said or produced; the levels below FULL never store them verbatim. */
@@ -48,6 +48,8 @@ export interface StoredStep {
   finishReason?: string;
   offeredTools?: string[] | null;
   usage?: { promptTokens: number; completionTokens: number; cost: number };
+  /** APPROVAL steps: the human decision (metadata: kept at every level). */
+  approval?: { approverId: string; approverName: string; approved: boolean; digest: string; decidedAt: string };
   // summaries (every level), computed from the verbatim content
   /** True unless the content keys hold the verbatim content. */
   contentRedacted: boolean;
@@ -437,6 +439,14 @@ export function toStoredStep(step: RunStep): StoredStep {
         contentLength: countCharacters(step.content),
         requestedToolNames: step.requestedToolCalls.map((call) => call.name),
       };
+    case 'APPROVAL':
+      return {
+        kind: 'APPROVAL',
+        round: step.round,
+        durationMs: null,
+        contentRedacted: false,
+        approval: { approverId: step.approverId, approverName: step.approverName, approved: step.approved, digest: step.digest, decidedAt: step.decidedAt },
+      };
     case 'TOOL':
       return {
         kind: 'TOOL',
@@ -468,6 +478,17 @@ function metadataOf(step: StoredStep, text: (value: string) => string): StoredSt
   if (typeof step.finishReason === 'string') stored.finishReason = text(step.finishReason);
   if (step.offeredTools === null) stored.offeredTools = null;
   else if (Array.isArray(step.offeredTools)) stored.offeredTools = step.offeredTools.filter((name) => typeof name === 'string').map(text);
+  const approval: unknown = step.approval;
+  if (typeof approval === 'object' && approval !== null) {
+    const { approverId, approverName, approved, digest, decidedAt } = approval as Record<string, unknown>;
+    stored.approval = {
+      approverId: String(approverId),
+      approverName: text(String(approverName)),
+      approved: approved === true,
+      digest: String(digest),
+      decidedAt: String(decidedAt),
+    };
+  }
   const usage: unknown = step.usage;
   if (typeof usage === 'object' && usage !== null) {
     const { promptTokens, completionTokens, cost } = usage as Record<string, unknown>;

@@ -18,8 +18,15 @@ export interface RecorderLogger {
 export interface RunRecorder {
   /** Persists the filtered copy of the step with the next sequence number, then publishes it. */
   recordStep(step: RunStep): Promise<void>;
+  /**
+   * Like recordStep, but a failed write THROWS instead of flagging: an approval decision that is
+   * not stored must stop the writes it would allow.
+   */
+  recordRequiredStep(step: RunStep): Promise<void>;
   /** Stores the outcome once; a second call is refused (returns false) and logged. */
   settle(outcome: RunOutcome): Promise<boolean>;
+  /** Announces that the run is waiting (the caller stored the suspension). */
+  announceSuspension(suspension: NonNullable<RunOutcome['suspension']>): void;
   /** True once any write failed: the stored trail of this run is incomplete. */
   readonly auditIncomplete: boolean;
 }
@@ -35,9 +42,11 @@ export function createRunRecorder(options: {
   readonly repository: RunRepository;
   readonly bus: RunEventBus;
   readonly logger: RecorderLogger;
+  /** The last sequence already stored (a resumed run continues after it). */
+  readonly afterSequence?: number;
 }): RunRecorder {
   const { runId, level, repository, bus, logger } = options;
-  let sequence = 0;
+  let sequence = options.afterSequence ?? 0;
   let settled = false;
   let auditIncomplete = false;
 
@@ -65,6 +74,16 @@ export function createRunRecorder(options: {
       }
       const event: RunBusEvent = { type: 'step', runId, sequence, full, filtered };
       bus.publish(event);
+    },
+    async recordRequiredStep(step) {
+      sequence += 1;
+      const full = toStoredStep(step);
+      const filtered = filterStep(full, level);
+      await repository.insertStep(runId, sequence, filtered);
+      bus.publish({ type: 'step', runId, sequence, full, filtered });
+    },
+    announceSuspension(suspension) {
+      bus.publish({ type: 'suspended', runId, previews: suspension.previews, calls: suspension.calls, digest: suspension.digest });
     },
     async settle(outcome) {
       if (settled) {

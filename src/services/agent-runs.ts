@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { effectiveSkills } from '../access/allowed-tools.ts';
+import type { GateInput } from '../access/gate.ts';
 import type { Services } from '../context.ts';
+import type { ConfigurationRow } from '../db/database.ts';
 import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
 import { findModelsByIds } from '../db/repositories/models.ts';
 import { findProvidersByIds } from '../db/repositories/providers.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
+import { loadToolState } from '../db/repositories/tool-state.ts';
 import { NotFoundError } from '../errors.ts';
 import { createProvider } from '../providers/create-provider.ts';
-import { runLoop, type RunOutcome, type RunStep } from '../runtime/loop.ts';
+import {
+  resumeLoop,
+  runLoop,
+  type ApprovalDecision,
+  type LoopInput,
+  type LoopSettings,
+  type RunOutcome,
+  type RunStep,
+  type Suspension,
+} from '../runtime/loop.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
 import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard } from './budget-guard.ts';
@@ -26,11 +38,21 @@ export interface RunRequest {
   onStep(step: RunStep): Promise<void> | void;
 }
 
-/**
- * Resolves everything a run needs from the database (configuration, model, provider and its key,
- * skills, switches, budgets), then runs the loop. No persistence of the run itself here.
- */
-export async function executeRun(services: Services, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome }> {
+/** What a suspended run must keep to resume: the loop's state plus the options it ran with. */
+export interface SuspendedRun {
+  readonly suspension: Suspension;
+  /** The allow-list in force when the turn was offered; the switches are re-read on resume. */
+  readonly allowList: readonly string[] | null;
+  readonly settings: LoopSettings;
+}
+
+/** Everything of the loop input that does not depend on the allow-list. */
+async function prepare(
+  services: Services,
+  request: Omit<RunRequest, 'prompt'> & { prompt: string },
+  gateFor: (configuration: ConfigurationRow) => Promise<GateInput>,
+  settingsOverride?: LoopSettings,
+): Promise<LoopInput> {
   const { db, registry } = services;
   const [configuration] = isUuid(request.configurationId) ? await findConfigurationsByIds(db, [request.configurationId]) : [];
   if (!configuration) throw new NotFoundError('Configuration', request.configurationId);
@@ -40,31 +62,33 @@ export async function executeRun(services: Services, request: RunRequest): Promi
   if (!providerRow) throw new NotFoundError('Provider', model.provider_id);
 
   const runId = request.runId ?? randomUUID();
-  const view = await configurationView(db, configuration);
-  const skills = effectiveSkills(view);
-  const bodies = new Map((await findSkillsByIds(db, skills.map((skill) => skill.id))).map((row) => [row.id, row.body]));
-  const system = composeSystemPrompt(
-    configuration.system_prompt,
-    skills.map((skill) => ({ name: skill.name, body: bodies.get(skill.id) ?? '' })),
-  );
-  const provider = createProvider({
-    kind: providerRow.kind,
-    baseUrl: providerRow.base_url,
-    apiKey: revealApiKey({ secrets: services.secrets, onSecret: (value) => services.scrubber.add(value) }, providerRow),
-    settings: providerRow.settings,
-  });
-  const logger = services.logger.child({ runId });
-  const outcome = await runLoop({
-    runId,
-    prompt: request.prompt,
-    settings: {
+  let settings = settingsOverride;
+  if (!settings) {
+    const skills = effectiveSkills(await configurationView(db, configuration));
+    const bodies = new Map((await findSkillsByIds(db, skills.map((skill) => skill.id))).map((row) => [row.id, row.body]));
+    const system = composeSystemPrompt(
+      configuration.system_prompt,
+      skills.map((skill) => ({ name: skill.name, body: bodies.get(skill.id) ?? '' })),
+    );
+    settings = {
       systemPrompt: system.text,
       temperature: configuration.temperature,
       maxTokens: configuration.max_tokens ?? model.max_tokens,
       maxIterations: configuration.max_iterations,
       quarantineToolOutput: configuration.quarantine_tool_output,
       toolTimeoutMs: services.config.toolTimeoutMs,
-    },
+    };
+  }
+  const provider = createProvider({
+    kind: providerRow.kind,
+    baseUrl: providerRow.base_url,
+    apiKey: revealApiKey({ secrets: services.secrets, onSecret: (value) => services.scrubber.add(value) }, providerRow),
+    settings: providerRow.settings,
+  });
+  return {
+    runId,
+    prompt: request.prompt,
+    settings,
     model: {
       providerModelId: model.provider_model_id,
       inputPricePerMTok: model.input_price_per_mtok,
@@ -72,12 +96,46 @@ export async function executeRun(services: Services, request: RunRequest): Promi
     },
     provider,
     registry,
-    gate: await gateInputFor(db, registry, configuration, request.actor, request.selection),
+    gate: await gateFor(configuration),
     budget: createBudgetGuard(db, { userId: request.actor?.id ?? null, configurationId: configuration.id, modelId: model.id, runId }),
     toolData: services.toolData,
-    logger,
+    logger: services.logger.child({ runId }),
     signal: request.signal,
     onStep: request.onStep,
-  });
-  return { runId, outcome };
+  };
+}
+
+/**
+ * Resolves everything a run needs from the database (configuration, model, provider and its key,
+ * skills, switches, budgets), then runs the loop. No persistence of the run itself here.
+ */
+export async function executeRun(services: Services, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome; input: LoopInput }> {
+  const input = await prepare(services, request, (configuration) =>
+    gateInputFor(services.db, services.registry, configuration, request.actor, request.selection),
+  );
+  return { runId: input.runId, outcome: await runLoop(input), input };
+}
+
+/**
+ * Continues a suspended run after a decision: the same configuration and provider, the stored
+ * allow-list and options, and the CURRENT switches (a tool disabled meanwhile is refused).
+ */
+export async function resumeRun(
+  services: Services,
+  request: Omit<RunRequest, 'prompt' | 'selection'> & { runId: string },
+  suspended: SuspendedRun,
+  decision: ApprovalDecision,
+): Promise<RunOutcome> {
+  const input = await prepare(
+    services,
+    { ...request, prompt: '' },
+    async () => ({
+      registry: services.registry,
+      state: await loadToolState(services.db),
+      actor: request.actor,
+      allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
+    }),
+    suspended.settings,
+  );
+  return resumeLoop(input, suspended.suspension, decision);
 }

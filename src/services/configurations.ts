@@ -25,6 +25,7 @@ const fields = {
   trustFloor: z.number().int('must be a whole number').min(0, 'must be at least 0').max(100, 'must be at most 100'),
   privacyLevel: z.enum(PRIVACY_LEVELS),
   quarantineToolOutput: z.boolean(),
+  requireSecondApprover: z.boolean(),
 };
 
 const createSchema = z.object({
@@ -39,6 +40,7 @@ const createSchema = z.object({
   trustFloor: fields.trustFloor.nullish(),
   privacyLevel: fields.privacyLevel.nullish(),
   quarantineToolOutput: fields.quarantineToolOutput.nullish(),
+  requireSecondApprover: fields.requireSecondApprover.nullish(),
 });
 
 const updateSchema = z.object({
@@ -53,6 +55,7 @@ const updateSchema = z.object({
   trustFloor: fields.trustFloor.nullish(),
   privacyLevel: fields.privacyLevel.nullish(),
   quarantineToolOutput: fields.quarantineToolOutput.nullish(),
+  requireSecondApprover: fields.requireSecondApprover.nullish(),
 });
 
 async function requireModel(db: Db, modelId: string): Promise<void> {
@@ -87,6 +90,7 @@ export async function createConfiguration(db: Db, input: unknown): Promise<Confi
         trust_floor: data.trustFloor ?? 0,
         privacy_level: data.privacyLevel ?? 'METADATA',
         quarantine_tool_output: data.quarantineToolOutput ?? false,
+        require_second_approver: data.requireSecondApprover ?? false,
       },
       skillIds,
     ),
@@ -110,6 +114,7 @@ export async function updateConfiguration(db: Db, id: string, input: Record<stri
   if (data.trustFloor != null) changes.trust_floor = data.trustFloor;
   if (data.privacyLevel != null) changes.privacy_level = data.privacyLevel;
   if (data.quarantineToolOutput != null) changes.quarantine_tool_output = data.quarantineToolOutput;
+  if (data.requireSecondApprover != null) changes.require_second_approver = data.requireSecondApprover;
   const skillIds = data.skillIds ?? undefined;
   if (skillIds) await requireSkills(db, skillIds);
   const row = await uniquely(`A configuration named "${data.name ?? ''}" already exists.`, () =>

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { decide } from '../access/gate.ts';
+import type { Services } from '../context.ts';
 import type { Db, RunRow } from '../db/database.ts';
 import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
+import { loadToolState } from '../db/repositories/tool-state.ts';
 import * as runs from '../db/repositories/runs.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
-import type { RunOutcome } from '../runtime/loop.ts';
+import type { RunOutcome, RunStep } from '../runtime/loop.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
-import { createRunRecorder, type RunRepository } from '../runtime/run-store.ts';
+import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
 import type { Actor } from '../tools/tool.ts';
-import type { Services } from '../context.ts';
-import { executeRun } from './agent-runs.ts';
+import { executeRun, resumeRun, type SuspendedRun } from './agent-runs.ts';
 import { isUuid, parseInput } from './validate.ts';
 
 export interface RunManagerOptions {
@@ -27,12 +29,23 @@ export interface StartedRun {
   cancel(): void;
 }
 
+export interface PendingApproval {
+  readonly run: RunRow;
+  readonly suspended: SuspendedRun;
+}
+
 export interface RunManager {
   start(actor: Actor, input: unknown): Promise<StartedRun>;
-  /** Owner or admin; cancels a run driven by THIS process (others are reached through their own). */
+  /** Owner or admin; cancels a run driven by THIS process, or a run waiting for approval. */
   cancel(actor: Actor, runId: string): Promise<RunRow>;
+  /** Approves or denies the turn a run waits on; resumes it in the background. */
+  decide(actor: Actor, runId: string, turnDigest: string, approved: boolean): Promise<RunRow>;
+  /** Runs waiting for a decision that `actor` may see (admins: all; others: their own). */
+  pendingApprovals(actor: Actor): Promise<PendingApproval[]>;
   /** The stored run, if the actor may see it (owner or admin). */
   visibleRun(actor: Actor, runId: string): Promise<RunRow | null>;
+  /** The sealed state of a waiting run, opened (for the approver's view). */
+  suspendedState(run: RunRow): SuspendedRun | null;
   /** Stored steps after `afterSequence`, as the persisted (filtered) copy. */
   replay(runId: string, afterSequence: number): Promise<{ sequence: number; step: StoredStep }[]>;
   subscribe(runId: string): AsyncIterableIterator<RunBusEvent>;
@@ -51,6 +64,8 @@ const runInputSchema = z.object({
     .nullish(),
 });
 
+const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
+
 function repositoryOver(db: Db): RunRepository {
   return {
     insertStep: (runId, sequence, step) =>
@@ -58,7 +73,7 @@ function repositoryOver(db: Db): RunRepository {
     settle: async (runId, outcome: RunOutcome, storedFinalContent) =>
       (await runs.settleRun(db, runId, {
         status: outcome.status,
-        terminationReason: outcome.terminationReason,
+        terminationReason: outcome.terminationReason ?? 'COMPLETED',
         truncated: outcome.truncated,
         iterations: outcome.iterations,
         finalContent: storedFinalContent,
@@ -71,52 +86,73 @@ function repositoryOver(db: Db): RunRepository {
   };
 }
 
+function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
+  return {
+    status: 'FAILED',
+    terminationReason: 'PROVIDER_FAILED',
+    truncated: false,
+    iterations: base?.iterations ?? 0,
+    finalContent: null,
+    usage: base?.usage ?? { promptTokens: 0, completionTokens: 0, cost: 0 },
+    errorMessage,
+  };
+}
+
 /**
  * Drives runs in the background of the subscriptions that asked for them: creates the run row,
- * feeds each step to the recorder, settles exactly once, keeps a heartbeat, and lets a run be
+ * feeds each step to the recorder, parks runs that wait for approval (state sealed at rest),
+ * resumes them on a verified decision, settles exactly once, keeps a heartbeat, and lets a run be
  * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
  */
 export function createRunManager(services: Omit<Services, 'runs'>, bus: RunEventBus, options: RunManagerOptions = {}): RunManager {
-  const { db, logger } = services;
+  const { db, logger, secrets } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
-  const active = new Map<string, { controller: AbortController; userId: string | null; done: Promise<void> }>();
+  const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
-  // One timer: prove this process's runs are alive, and settle runs whose process is gone.
-  const heartbeat = setInterval(() => {
-    void runs.touchRuns(db, [...active.keys()]).catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
-    void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'settling stale runs failed'));
-  }, heartbeatMs);
-  heartbeat.unref();
+  const sealContext = (runId: string) => `run:${runId}:suspended`;
 
-  async function drive(run: RunRow, actor: Actor, input: z.output<typeof runInputSchema>, controller: AbortController, runLogger: Logger) {
-    const recorder = createRunRecorder({ runId: run.id, level: run.privacy_level, repository: repositoryOver(db), bus, logger: runLogger });
-    let outcome: RunOutcome;
-    try {
-      ({ outcome } = await executeRun(services as Services, {
-        runId: run.id,
-        configurationId: input.configurationId,
-        prompt: input.prompt,
-        actor,
-        selection: input.tools ?? null,
-        signal: controller.signal,
-        onStep: (step) => recorder.recordStep(step),
-      }));
-    } catch (error) {
-      runLogger.error({ err: error }, 'run failed unexpectedly');
-      outcome = {
-        status: 'FAILED',
-        terminationReason: 'PROVIDER_FAILED',
-        truncated: false,
-        iterations: 0,
-        finalContent: null,
-        usage: { promptTokens: 0, completionTokens: 0, cost: 0 },
-        errorMessage: 'The run failed unexpectedly; see the server log.',
-      };
-    }
+  /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */
+  async function conclude(
+    run: RunRow,
+    recorder: RunRecorder,
+    outcome: RunOutcome,
+    runLogger: Logger,
+    context: Omit<SuspendedRun, 'suspension'> | null,
+  ): Promise<void> {
     if (stopping && outcome.status === 'CANCELLED') {
       outcome = { ...outcome, status: 'FAILED', terminationReason: 'INTERRUPTED', errorMessage: 'The server stopped before the run finished.' };
     }
+    if (outcome.status === 'WAITING_FOR_APPROVAL' && outcome.suspension) {
+      try {
+        if (!context) throw new Error('no run context to store with the suspension');
+        const stored: SuspendedRun = { ...context, suspension: outcome.suspension };
+        const parked = await runs.suspendRun(db, run.id, {
+          sealedState: secrets.seal(JSON.stringify(stored), sealContext(run.id)),
+          digest: outcome.suspension.digest,
+          iterations: outcome.iterations,
+          promptTokens: outcome.usage.promptTokens,
+          completionTokens: outcome.usage.completionTokens,
+          estimatedCost: outcome.usage.cost,
+        });
+        if (!parked) throw new Error('the run was no longer RUNNING');
+        recorder.announceSuspension(outcome.suspension);
+        return;
+      } catch (error) {
+        // A state that cannot be stored must not promise a resume.
+        runLogger.error({ err: error }, 'could not store the suspended state; failing the run');
+        await recorder.settle(failure('The run needed an approval but its state could not be stored.', outcome));
+        return;
+      }
+    }
     await recorder.settle(outcome);
+  }
+
+  function track(runId: string, body: (controller: AbortController) => Promise<void>, runLogger: Logger): void {
+    const controller = new AbortController();
+    const done = body(controller)
+      .catch((error: unknown) => runLogger.error({ err: error }, 'could not settle the run'))
+      .finally(() => active.delete(runId));
+    active.set(runId, { controller, done });
   }
 
   const manager: RunManager = {
@@ -126,31 +162,162 @@ export function createRunManager(services: Omit<Services, 'runs'>, bus: RunEvent
       const [configuration] = isUuid(input.configurationId) ? await findConfigurationsByIds(db, [input.configurationId]) : [];
       if (!configuration) throw new NotFoundError('Configuration', input.configurationId);
       const level: PrivacyLevel = configuration.privacy_level;
-      const stored = filterRunContent(level, { prompt: input.prompt, finalContent: null });
+      const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
       const run = await runs.insertRun(db, {
         id: randomUUID(),
         configuration_id: configuration.id,
         user_id: actor.id,
         status: 'RUNNING',
-        prompt: stored.prompt,
+        prompt: storedContent.prompt,
         privacy_level: level,
         tool_selection: input.tools ? JSON.stringify(input.tools) : null,
       });
       const events = bus.subscribe(run.id);
-      const controller = new AbortController();
       const runLogger = logger.child({ runId: run.id });
-      const done = drive(run, actor, input, controller, runLogger)
-        .catch((error: unknown) => runLogger.error({ err: error }, 'could not settle the run'))
-        .finally(() => active.delete(run.id));
-      active.set(run.id, { controller, userId: actor.id, done });
+      track(
+        run.id,
+        async (controller) => {
+          const recorder = createRunRecorder({ runId: run.id, level, repository: repositoryOver(db), bus, logger: runLogger });
+          let outcome: RunOutcome;
+          let context: Omit<SuspendedRun, 'suspension'> | null = null;
+          try {
+            const result = await executeRun(services as Services, {
+              runId: run.id,
+              configurationId: input.configurationId,
+              prompt: input.prompt,
+              actor,
+              selection: input.tools ?? null,
+              signal: controller.signal,
+              onStep: (step) => recorder.recordStep(step),
+            });
+            outcome = result.outcome;
+            context = {
+              allowList: result.input.gate.allowList === null ? null : [...result.input.gate.allowList],
+              settings: result.input.settings,
+            };
+          } catch (error) {
+            runLogger.error({ err: error }, 'run failed unexpectedly');
+            outcome = failure(FAILED_UNEXPECTEDLY);
+          }
+          await conclude(run, recorder, outcome, runLogger, context);
+        },
+        runLogger,
+      );
       bus.publish({ type: 'started', runId: run.id });
-      return { run, events, cancel: () => controller.abort() };
+      return { run, events, cancel: () => active.get(run.id)?.controller.abort() };
+    },
+
+    async decide(actor, runId, turnDigest, approved) {
+      const run = await manager.visibleRun(actor, runId);
+      if (!run) throw new NotFoundError('Run', runId);
+      if (run.status !== 'WAITING_FOR_APPROVAL') throw new ConflictError('The run is not waiting for an approval.');
+      if (turnDigest !== run.suspended_digest) {
+        throw new StaleApprovalError('The turn digest does not match the turn this run waits on; reload the pending approval.');
+      }
+      const suspended = manager.suspendedState(run);
+      if (!suspended) throw new ConflictError('The run is not waiting for an approval.');
+      const [configuration] = run.configuration_id ? await findConfigurationsByIds(db, [run.configuration_id]) : [];
+      if (!configuration) throw new NotFoundError('Configuration', run.configuration_id ?? '');
+      if (approved) {
+        if (configuration.require_second_approver && actor.id === run.user_id) {
+          throw new ForbiddenError('This configuration requires a second person to approve; you may deny your own run.');
+        }
+        await assertApproverMayRun(services as Services, actor, suspended);
+      }
+      const claimed = await runs.claimSuspendedRun(db, run.id, turnDigest);
+      if (!claimed) throw new ConflictError('Another approver decided this turn first.');
+
+      const runLogger = logger.child({ runId: run.id });
+      const initiator = await initiatorOf(db, claimed);
+      track(
+        run.id,
+        async (controller) => {
+          const recorder = createRunRecorder({
+            runId: run.id,
+            level: claimed.privacy_level,
+            repository: repositoryOver(db),
+            bus,
+            logger: runLogger,
+            afterSequence: await runs.lastStepSequence(db, run.id),
+          });
+          const decisionStep: RunStep = {
+            kind: 'APPROVAL',
+            round: suspended.suspension.round,
+            approverId: actor.id,
+            approverName: actor.name,
+            approved,
+            digest: turnDigest,
+            decidedAt: new Date().toISOString(),
+          };
+          try {
+            // Stored BEFORE any write runs; if it cannot be stored, nothing of the turn runs.
+            await recorder.recordRequiredStep(decisionStep);
+          } catch (error) {
+            runLogger.error({ err: error }, 'could not store the approval decision; the writes do not run');
+            const soFar = { ...failure(''), iterations: suspended.suspension.state.iterations, usage: suspended.suspension.state.usage };
+            await recorder.settle(failure('The approval decision could not be stored, so the approved calls did not run.', soFar));
+            return;
+          }
+          let outcome: RunOutcome;
+          try {
+            outcome = await resumeRun(
+              services as Services,
+              { runId: run.id, configurationId: configuration.id, actor: initiator, signal: controller.signal, onStep: (step) => recorder.recordStep(step) },
+              suspended,
+              { approved },
+            );
+          } catch (error) {
+            runLogger.error({ err: error }, 'resumed run failed unexpectedly');
+            outcome = failure(FAILED_UNEXPECTEDLY);
+          }
+          await conclude(claimed, recorder, outcome, runLogger, suspended);
+        },
+        runLogger,
+      );
+      return claimed;
+    },
+
+    async pendingApprovals(actor) {
+      const waiting = await runs.listWaitingRuns(db, actor.isAdmin ? null : actor.id);
+      return waiting.flatMap((run) => {
+        const suspended = manager.suspendedState(run);
+        return suspended ? [{ run, suspended }] : [];
+      });
+    },
+
+    suspendedState(run) {
+      if (run.status !== 'WAITING_FOR_APPROVAL' || !run.suspended_state) return null;
+      try {
+        return JSON.parse(secrets.open(run.suspended_state, sealContext(run.id))) as SuspendedRun;
+      } catch (error) {
+        logger.error({ err: error, runId: run.id }, 'could not open the suspended state of a run');
+        return null;
+      }
     },
 
     async cancel(actor, runId) {
       const run = await manager.visibleRun(actor, runId);
       if (!run) throw new NotFoundError('Run', runId);
-      active.get(run.id)?.controller.abort();
+      const driven = active.get(run.id);
+      if (driven) {
+        driven.controller.abort();
+        return run;
+      }
+      if (run.status === 'WAITING_FOR_APPROVAL') {
+        const settled = await runs.settleRun(db, run.id, {
+          status: 'CANCELLED',
+          terminationReason: 'CANCELLED',
+          truncated: false,
+          iterations: run.iterations,
+          finalContent: null,
+          promptTokens: run.prompt_tokens,
+          completionTokens: run.completion_tokens,
+          estimatedCost: run.estimated_cost,
+          errorMessage: null,
+        });
+        if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null });
+        return settled ?? run;
+      }
       return run;
     },
 
@@ -180,5 +347,49 @@ export function createRunManager(services: Omit<Services, 'runs'>, bus: RunEvent
       await Promise.all([...active.values()].map((entry) => entry.done));
     },
   };
+
+  // One timer: prove this process's runs are alive, and settle runs whose process is gone.
+  const heartbeat = setInterval(() => {
+    void runs.touchRuns(db, [...active.keys()]).catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
+    void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'settling stale runs failed'));
+  }, heartbeatMs);
+  heartbeat.unref();
   return manager;
+}
+
+async function initiatorOf(db: Db, run: RunRow): Promise<Actor | null> {
+  if (!run.user_id) return null;
+  const row = await db.selectFrom('users').selectAll().where('id', '=', run.user_id).executeTakeFirst();
+  return row ? { id: row.id, name: row.name, isAdmin: row.is_admin } : null;
+}
+
+/**
+ * Approving a write means the approver could run it themselves: every pending write call must pass
+ * the gate for the APPROVER (same allow-list, current switches) and the tool's data-level check.
+ */
+async function assertApproverMayRun(services: Services, approver: Actor, suspended: SuspendedRun): Promise<void> {
+  const gate = {
+    registry: services.registry,
+    state: await loadToolState(services.db),
+    actor: approver,
+    allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
+  };
+  for (const { toolName, callId } of suspended.suspension.previews) {
+    const decision = decide(gate, toolName);
+    if (!decision.allowed) {
+      if (decision.reason === 'toolDisabled' || decision.reason === 'notRegistered') continue; // refused at resume anyway
+      throw new ForbiddenError(`You may not run "${toolName}" yourself, so you cannot approve it.`);
+    }
+    const call = suspended.suspension.calls.find((candidate) => candidate.id === callId);
+    const parsed = decision.tool.parameters.safeParse(call?.arguments ?? {});
+    if (!parsed.success || !decision.tool.mayRun) continue;
+    const allowed = await decision.tool.mayRun(parsed.data, {
+      actor: approver,
+      logger: services.logger,
+      signal: AbortSignal.timeout(10_000),
+      runId: '',
+      data: services.toolData,
+    });
+    if (!allowed) throw new ForbiddenError(`You may not run "${toolName}" on this data yourself, so you cannot approve it.`);
+  }
 }

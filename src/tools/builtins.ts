@@ -5,6 +5,7 @@ import { getRuntimeInfoTool } from './builtin/get-runtime-info.ts';
 import { listConfigurationsTool } from './builtin/list-configurations.ts';
 import { listUsersRawTool, listUsersTool } from './builtin/list-users.ts';
 import { readRecordsTool } from './builtin/read-records.ts';
+import { updateRecordTool } from './builtin/update-record.ts';
 import type { Tool } from './tool.ts';
 
 /**
@@ -23,5 +24,6 @@ export function builtinTools(): Tool[] {
     fetchLogsTool,
     listUsersTool,
     listUsersRawTool,
+    updateRecordTool,
   ];
 }

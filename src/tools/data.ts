@@ -78,7 +78,80 @@ export interface RecordsData {
    * needs a grant for the table; the grant is checked before the table is even looked up.
    */
   readRows(actor: Actor, query: RowsQuery): Promise<RowsPage | RowsRefusal>;
+  /**
+   * What `updateRow` would do, without doing it: the one row matching `update.key`, each named
+   * column's current value and the new value as the column's type prints it. Same checks and
+   * refusals as `updateRow`; runs in a read-only transaction.
+   */
+  previewUpdate(actor: Actor, update: RowUpdate): Promise<UpdatePreview | UpdateRefusal>;
+  /**
+   * Changes the named columns of the ONE row matching `update.key`, in one transaction that locks
+   * the row first. A non-admin needs a WRITE grant (a READ grant is not enough), checked before the
+   * table is looked up. Credential-like columns, read-only columns and the key column are never
+   * changed. On any refusal nothing is written.
+   */
+  updateRow(actor: Actor, update: RowUpdate): Promise<UpdateDone | UpdateRefusal>;
+  /** Whether `actor` may write `table` at all: an admin, or a WRITE grant on it (existing or not). */
+  mayWrite(actor: Actor, table: string): Promise<boolean>;
 }
+
+/** The row an update targets: the one whose `column`, compared as text, equals `value`. */
+export interface RecordKey {
+  readonly column: string;
+  readonly value: string;
+}
+
+export interface RowUpdate {
+  /** Unqualified table name in the `records` schema. */
+  readonly table: string;
+  readonly key: RecordKey;
+  /**
+   * Column → new value, as text the database casts to the column's type (`"42"` for an integer);
+   * `null` sets SQL NULL. 1 to 20 entries, applied in this order.
+   */
+  readonly changes: Readonly<Record<string, string | null>>;
+}
+
+export interface ColumnChange {
+  readonly column: string;
+  /** As the database prints it as text; `null` is SQL NULL. */
+  readonly before: string | null;
+  /** Preview: the new value cast to the column's type, printed as text. Done: the stored value. */
+  readonly after: string | null;
+}
+
+export interface UpdatePreview {
+  readonly table: string;
+  readonly keyColumn: string;
+  readonly keyValue: string;
+  /** In the order of `RowUpdate.changes`. */
+  readonly changes: readonly ColumnChange[];
+}
+
+export interface UpdateDone extends UpdatePreview {
+  readonly updated: 1;
+}
+
+/**
+ * Why a row was not (or would not be) updated; nothing was written. As with reads, `noSuchTable`
+ * and `notGranted` must look the same to a non-admin. `invalidValue.reason` is the database's own
+ * message for a data or constraint error (it names the type or constraint and echoes the caller's
+ * value, never another row's); `column` is known when a value failed its cast.
+ */
+export type UpdateRefusal =
+  | { readonly error: 'noSuchTable' | 'notGranted' | 'noRow' }
+  | { readonly error: 'noSuchColumn'; readonly column: string }
+  | { readonly error: 'protectedColumn'; readonly column: string; readonly reason: ProtectedReason }
+  | { readonly error: 'manyRows'; readonly count: number }
+  | { readonly error: 'invalidValue'; readonly column?: string; readonly reason: string }
+  | { readonly error: 'changeCount'; readonly count: number };
+
+/**
+ * `key`: the key column itself cannot be changed. `credential`: credential-like columns (the ones
+ * `read_records` masks) can neither be changed nor serve as the key. `readOnly`: generated,
+ * identity-always or not-updatable columns.
+ */
+export type ProtectedReason = 'key' | 'credential' | 'readOnly';
 
 export interface ConfigurationSummary {
   readonly name: string;

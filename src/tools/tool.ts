@@ -45,4 +45,15 @@ export interface Tool<Args = any, Data = any> {
   /** `write` means every call waits for human approval. Absent means `read`. */
   readonly effect?: ToolEffect;
   execute(args: Args, ctx: ToolContext<Data>): Promise<ToolResult>;
+  /**
+   * Write tools: describes the change BEFORE it runs, for the approver (plain text, at most 20
+   * lines of 500 characters; the loop enforces the bound). Reads only. A throw or an empty answer
+   * is shown to the approver as such, never hidden.
+   */
+  preview?(args: Args, ctx: ToolContext<Data>): Promise<string>;
+  /**
+   * Data-level permission of `ctx.actor` for this call (e.g. a write grant on the table), beyond
+   * the gate. Approving a write requires that the APPROVER could run it themselves.
+   */
+  mayRun?(args: Args, ctx: ToolContext<Data>): Promise<boolean>;
 }

@@ -9,6 +9,7 @@ export const RUN_EVENT_FIELDS = `
   ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted
       contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount
       artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }
+  ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }
   ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }
 `;
 
@@ -20,13 +21,18 @@ export function wsClient(url: string, token: string): Client {
 }
 
 /** Subscribes and collects every event until the server completes the subscription. */
-export function collect(client: Client, query: string, variables: Record<string, unknown>): Promise<any[]> {
+export function collect(client: Client, query: string, variables: Record<string, unknown>, onEvent?: (event: any) => void): Promise<any[]> {
   return new Promise((resolve, reject) => {
     const events: any[] = [];
     client.subscribe(
       { query, variables },
       {
-        next: (result) => (result.errors ? reject(new Error(JSON.stringify(result.errors))) : events.push((result.data as any)[Object.keys(result.data as object)[0]!])),
+        next: (result) => {
+          if (result.errors) return reject(new Error(JSON.stringify(result.errors)));
+          const event = (result.data as any)[Object.keys(result.data as object)[0]!];
+          events.push(event);
+          onEvent?.(event);
+        },
         error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
         complete: () => resolve(events),
       },

@@ -223,3 +223,43 @@ describe('runLoop', () => {
     await expect(runLoop(input)).rejects.toThrow('bug');
   });
 });
+
+describe('runLoop suspension for write tools', () => {
+  const write = makeTool('update_record', async () => ToolResult.text('written'), { effect: 'write', group: 'editing', preview: async () => 'change x → y' });
+
+  it('should suspend before ANY call of a turn that names an offered write tool', async () => {
+    const { input, steps } = loopInput([{ calls: [{ name: 'lookup' }, { name: 'update_record' }] }], { tools: [lookup, write], allow: null });
+    const outcome = await runLoop(input);
+    expect(outcome.status).toBe('WAITING_FOR_APPROVAL');
+    expect(steps.map((step) => step.kind)).toEqual(['REQUEST', 'LLM']);
+    expect(write.execute).not.toHaveBeenCalled();
+    expect(outcome.suspension?.previews).toEqual([{ callId: 'c1_1', toolName: 'update_record', preview: 'change x → y' }]);
+    expect(outcome.suspension?.calls.map((call) => call.name)).toEqual(['lookup', 'update_record']);
+    expect(outcome.suspension?.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(outcome.suspension)).not.toMatch(/artifact/i);
+  });
+
+  it('should never suspend for a write tool that is not offered: it is refused as usual', async () => {
+    const { input, steps } = loopInput([{ calls: [{ name: 'update_record' }] }, { content: 'ok' }], { tools: [lookup, write], allow: ['lookup'] });
+    const outcome = await runLoop(input);
+    expect(outcome.status).toBe('COMPLETED');
+    expect(steps.find((step) => step.kind === 'TOOL')).toMatchObject({ toolResult: 'Error: tool "update_record" not permitted' });
+    expect(write.execute).not.toHaveBeenCalled();
+  });
+
+  it('should show a failing or empty preview as such', async () => {
+    const failing = makeTool('update_record', async () => ToolResult.text('x'), { effect: 'write', preview: async () => Promise.reject(new Error('db down')) });
+    const { input } = loopInput([{ calls: [{ name: 'update_record' }] }], { tools: [failing], allow: null });
+    expect((await runLoop(input)).suspension?.previews[0]?.preview).toBe('Preview failed: the tool could not describe this change.');
+    const empty = makeTool('update_record', async () => ToolResult.text('x'), { effect: 'write', preview: async () => '  ' });
+    const second = loopInput([{ calls: [{ name: 'update_record' }] }], { tools: [empty], allow: null });
+    expect((await runLoop(second.input)).suspension?.previews[0]?.preview).toBe('(the tool returned an empty preview)');
+  });
+
+  it('should change the digest when any argument of the turn changes', async () => {
+    const { turnDigest } = await import('../../src/runtime/loop.ts');
+    const base = [{ id: 'a', name: 'update_record', arguments: { table: 't', changes: { x: '1' } } }];
+    expect(turnDigest(base)).toBe(turnDigest([{ id: 'a', name: 'update_record', arguments: { changes: { x: '1' }, table: 't' } }]));
+    expect(turnDigest(base)).not.toBe(turnDigest([{ id: 'a', name: 'update_record', arguments: { table: 't', changes: { x: '2' } } }]));
+  });
+});

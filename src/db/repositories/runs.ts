@@ -155,3 +155,57 @@ export async function replaceRunContent(
     await trx.updateTable('runs').set({ prompt: null, final_content: null, content_purged_at: sql`now()` }).where('id', '=', runId).execute();
   });
 }
+
+/** Parks a RUNNING run: WAITING_FOR_APPROVAL with its sealed state and the digest of the turn. */
+export async function suspendRun(
+  db: Db,
+  id: string,
+  suspension: { sealedState: string; digest: string; iterations: number; promptTokens: number; completionTokens: number; estimatedCost: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('runs')
+    .set({
+      status: 'WAITING_FOR_APPROVAL',
+      suspended_state: suspension.sealedState,
+      suspended_digest: suspension.digest,
+      iterations: suspension.iterations,
+      prompt_tokens: suspension.promptTokens,
+      completion_tokens: suspension.completionTokens,
+      estimated_cost: suspension.estimatedCost,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'RUNNING')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Claims a waiting run for ONE decision: flips it back to RUNNING only if it is still waiting on
+ * exactly this digest, so of two concurrent approvers exactly one gets the row.
+ */
+export async function claimSuspendedRun(db: Db, id: string, digest: string): Promise<RunRow | undefined> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'RUNNING', suspended_state: null, suspended_digest: null, heartbeat_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'WAITING_FOR_APPROVAL')
+    .where('suspended_digest', '=', digest)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function lastStepSequence(db: Db, runId: string): Promise<number> {
+  const row = await db
+    .selectFrom('run_steps')
+    .select((eb) => eb.fn.max<number | null>('sequence').as('last'))
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  return Number(row?.last ?? 0);
+}
+
+/** Runs waiting for a decision, oldest first; `userId` restricts to one initiator. */
+export async function listWaitingRuns(db: Db, userId: string | null): Promise<RunRow[]> {
+  let query = db.selectFrom('runs').selectAll().where('status', '=', 'WAITING_FOR_APPROVAL');
+  if (userId !== null) query = query.where('user_id', '=', userId);
+  return query.orderBy('created_at').orderBy('id').execute();
+}

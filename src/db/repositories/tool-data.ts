@@ -1,6 +1,6 @@
 import type { ConfigurationSummary, Environment, RuntimeDbKind, ToolData, UserSummary } from '../../tools/data.ts';
 import type { Db } from '../database.ts';
-import { listRecordTables, readRecordRows } from './records.ts';
+import { listRecordTables, mayWriteRecords, previewRecordUpdate, readRecordRows, updateRecordRow } from './records.ts';
 
 export interface ToolDataDeps {
   readonly db: Db;
@@ -58,6 +58,9 @@ export function createToolData(deps: ToolDataDeps): ToolData {
     records: {
       listTables: (actor) => listRecordTables(db, actor),
       readRows: (actor, query) => readRecordRows(db, actor, query),
+      previewUpdate: (actor, update) => previewRecordUpdate(db, actor, update),
+      updateRow: (actor, update) => updateRecordRow(db, actor, update),
+      mayWrite: (actor, table) => mayWriteRecords(db, actor, table),
     },
     configurations: { list: () => listConfigurationSummaries(db) },
     users: { list: () => listUserSummaries(db), listRaw: () => listUserRowsWithoutHashes(db) },

@@ -62,6 +62,9 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
     trustFloor: t.exposeInt('trust_floor'),
     privacyLevel: t.field({ type: PrivacyLevelEnum, resolve: (configuration) => configuration.privacy_level }),
     quarantineToolOutput: t.exposeBoolean('quarantine_tool_output'),
+    requireSecondApprover: t.exposeBoolean('require_second_approver', {
+      description: "Four eyes: the run's initiator may deny but not approve their own run's writes.",
+    }),
     toolDecisions: t.field({
       type: [ToolDecisionRef],
       authScopes: { admin: true },
@@ -96,6 +99,7 @@ const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
     trustFloor: t.int(),
     privacyLevel: t.field({ type: PrivacyLevelEnum, description: 'Default METADATA.' }),
     quarantineToolOutput: t.boolean(),
+    requireSecondApprover: t.boolean({ description: 'Default false.' }),
   }),
 });
 
@@ -112,6 +116,7 @@ const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
     trustFloor: t.int(),
     privacyLevel: t.field({ type: PrivacyLevelEnum }),
     quarantineToolOutput: t.boolean(),
+    requireSecondApprover: t.boolean(),
   }),
 });
 

@@ -3,10 +3,12 @@ import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
 import { RUN_STATUSES } from '../../db/database.ts';
 import { findRunsByIds, listRuns, listRunSteps } from '../../db/repositories/runs.ts';
-import { NotFoundError, ValidationError } from '../../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError, ValidationError } from '../../errors.ts';
 import type { RunBusEvent } from '../../runtime/events.ts';
 import { TERMINATION_REASONS } from '../../runtime/loop.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
+import type { PendingCallPreview } from '../../runtime/loop.ts';
+import type { ToolCall } from '../../providers/provider.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
@@ -14,7 +16,7 @@ import { UserRef } from './users.ts';
 
 export const RunStatusEnum = builder.enumType('RunStatus', { values: RUN_STATUSES });
 const TerminationReasonEnum = builder.enumType('TerminationReason', { values: TERMINATION_REASONS });
-const RunStepKindEnum = builder.enumType('RunStepKind', { values: ['REQUEST', 'LLM', 'TOOL'] as const });
+const RunStepKindEnum = builder.enumType('RunStepKind', { values: ['REQUEST', 'LLM', 'TOOL', 'APPROVAL'] as const });
 
 // ── artifacts: a union with an Unknown fallback, so a shape the schema does not know (or one whose
 // type was masked by the redactor) is served as data, never as an error.
@@ -72,6 +74,16 @@ const StepUsageRef = builder.simpleObject('StepUsage', {
   fields: (t) => ({ promptTokens: t.int(), completionTokens: t.int(), cost: t.float() }),
 });
 
+const ApprovalDecisionRef = builder.simpleObject('ApprovalDecision', {
+  description: 'A human decision on a turn that called a write tool, stored before any write ran.',
+  fields: (t) => ({
+    approverName: t.string(),
+    approved: t.boolean(),
+    turnDigest: t.string(),
+    decidedAt: t.string(),
+  }),
+});
+
 const RunStepRef = builder.objectRef<StepView>('RunStep').implement({
   description: 'One step of a run. Content fields are null when the privacy level dropped them (contentRedacted).',
   fields: (t) => ({
@@ -104,6 +116,19 @@ const RunStepRef = builder.objectRef<StepView>('RunStep').implement({
     requestedToolNames: t.stringList({ nullable: true, resolve: (view) => view.step.requestedToolNames ?? null }),
     messagesSentCount: t.int({ nullable: true, resolve: (view) => view.step.messagesSentCount ?? null }),
     usage: t.field({ type: StepUsageRef, nullable: true, resolve: (view) => view.step.usage ?? null }),
+    approval: t.field({
+      type: ApprovalDecisionRef,
+      nullable: true,
+      resolve: (view) =>
+        view.step.approval
+          ? {
+              approverName: view.step.approval.approverName,
+              approved: view.step.approval.approved,
+              turnDigest: view.step.approval.digest,
+              decidedAt: view.step.approval.decidedAt,
+            }
+          : null,
+    }),
   }),
 });
 
@@ -214,7 +239,28 @@ builder.queryFields((t) => ({
   }),
 }));
 
+builder.queryFields((t) => ({
+  pendingApprovals: t.field({
+    type: [PendingApprovalRef],
+    description: 'Runs waiting for a decision: all of them for admins, your own otherwise.',
+    resolve: async (_root, _args, context) =>
+      (await context.services.runs.pendingApprovals(context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
+  }),
+}));
+
 builder.mutationFields((t) => ({
+  approveRun: t.field({
+    type: RunRef,
+    errors: { types: [NotFoundError, StaleApprovalError, ConflictError, ForbiddenError] },
+    description:
+      'Decides the turn a run waits on. turnDigest must name that turn; approving needs that you could run every pending write yourself. The run resumes in the background (follow it with runEvents).',
+    args: {
+      id: t.arg.globalID({ required: true, for: [RunRef] }),
+      turnDigest: t.arg.string({ required: true }),
+      approved: t.arg.boolean({ required: true }),
+    },
+    resolve: (_root, args, context) => context.services.runs.decide(context.viewer!, args.id.id, args.turnDigest, args.approved),
+  }),
   cancelRun: t.field({
     type: RunRef,
     errors: { types: [NotFoundError] },
@@ -226,10 +272,52 @@ builder.mutationFields((t) => ({
 
 // ── live events
 
+interface PendingTurn {
+  readonly digest: string;
+  readonly calls: readonly ToolCall[];
+  readonly previews: readonly PendingCallPreview[];
+}
+
 type ClientEvent =
   | { readonly kind: 'started'; readonly run: RunRow }
   | { readonly kind: 'step'; readonly view: StepView }
+  | { readonly kind: 'suspended'; readonly run: RunRow; readonly turn: PendingTurn }
   | { readonly kind: 'finished'; readonly run: RunRow };
+
+const PendingToolCallRef = builder.simpleObject('PendingToolCall', {
+  description: 'A call of the waiting turn; none has run. Write calls carry a preview of the change.',
+  fields: (t) => ({
+    id: t.string(),
+    name: t.string(),
+    arguments: t.field({ type: 'JSON' }),
+    preview: t.string({ nullable: true }),
+  }),
+});
+
+const pendingCallsOf = (turn: PendingTurn) =>
+  turn.calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    preview: turn.previews.find((preview) => preview.callId === call.id)?.preview ?? null,
+  }));
+
+const PendingApprovalRef = builder.objectRef<{ run: RunRow; turn: PendingTurn }>('PendingApproval').implement({
+  fields: (t) => ({
+    run: t.field({ type: RunRef, resolve: (pending) => pending.run }),
+    turnDigest: t.string({ resolve: (pending) => pending.turn.digest }),
+    pendingCalls: t.field({ type: [PendingToolCallRef], resolve: (pending) => pendingCallsOf(pending.turn) }),
+  }),
+});
+
+const RunSuspendedEventRef = builder.objectRef<Extract<ClientEvent, { kind: 'suspended' }>>('RunSuspendedEvent').implement({
+  description: 'The run waits for approveRun(id, turnDigest, approved): nothing of this turn has run.',
+  fields: (t) => ({
+    run: t.field({ type: RunRef, resolve: (event) => event.run }),
+    turnDigest: t.string({ resolve: (event) => event.turn.digest }),
+    pendingCalls: t.field({ type: [PendingToolCallRef], resolve: (event) => pendingCallsOf(event.turn) }),
+  }),
+});
 
 const RunStartedEventRef = builder.objectRef<Extract<ClientEvent, { kind: 'started' }>>('RunStartedEvent').implement({
   fields: (t) => ({ run: t.field({ type: RunRef, resolve: (event) => event.run }) }),
@@ -244,8 +332,9 @@ const RunFinishedEventRef = builder.objectRef<Extract<ClientEvent, { kind: 'fini
   fields: (t) => ({ run: t.field({ type: RunRef, resolve: (event) => event.run }) }),
 });
 const RunEventUnion = builder.unionType('RunEvent', {
-  types: [RunStartedEventRef, RunStepEventRef, RunFinishedEventRef],
-  resolveType: (event) => ({ started: RunStartedEventRef, step: RunStepEventRef, finished: RunFinishedEventRef })[event.kind],
+  types: [RunStartedEventRef, RunStepEventRef, RunSuspendedEventRef, RunFinishedEventRef],
+  resolveType: (event) =>
+    ({ started: RunStartedEventRef, step: RunStepEventRef, suspended: RunSuspendedEventRef, finished: RunFinishedEventRef })[event.kind],
 });
 
 const RunAgentInput = builder.inputType('RunAgentInput', {
@@ -272,7 +361,7 @@ async function* streamRun(
   context: Context,
   runId: string,
   events: AsyncIterableIterator<RunBusEvent>,
-  options: { lastSequence?: number; onLeave?: () => void } = {},
+  options: { lastSequence?: number; onLeave?: () => void; endOnSuspension?: boolean } = {},
 ): AsyncGenerator<ClientEvent> {
   const viewer = context.viewer!;
   let lastSequence = options.lastSequence ?? 0;
@@ -285,6 +374,14 @@ async function* streamRun(
         if (event.sequence <= lastSequence) continue;
         lastSequence = event.sequence;
         yield { kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } };
+      } else if (event.type === 'suspended') {
+        yield { kind: 'suspended', run: await loadRun(context, runId), turn: event };
+        // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
+        // runEvents keeps streaming through the resume.
+        if (options.endOnSuspension) {
+          finished = true;
+          return;
+        }
       } else {
         finished = true;
         const run = await loadRun(context, runId);
@@ -313,7 +410,7 @@ builder.subscriptionFields((t) => ({
         ...input,
         configurationId: decodeIdFor('Configuration', input.configurationId),
       });
-      return streamRun(context, started.run.id, started.events, { onLeave: started.cancel });
+      return streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true });
     },
     resolve: (event: ClientEvent) => event,
   }),
@@ -340,6 +437,8 @@ builder.subscriptionFields((t) => ({
             yield { kind: 'finished', run: current };
             return;
           }
+          const waiting = context.services.runs.suspendedState(current);
+          if (waiting) yield { kind: 'suspended', run: current, turn: waiting.suspension };
           yield* streamRun(context, runId, events, { lastSequence });
         } finally {
           await events.return?.();

@@ -5,31 +5,35 @@ import { createRegistry } from '../../../src/tools/registry.ts';
 import type { Actor } from '../../../src/tools/tool.ts';
 import { toolContext, untouchableData } from './helpers.ts';
 
-/** DESIGN section 9, in its order (update_record lives elsewhere). */
+/** DESIGN section 9, in its order. */
 const CATALOGUE = [
-  { name: 'read_records', group: 'content', requiresAdmin: false, enabledByDefault: true },
-  { name: 'describe_tables', group: 'structure', requiresAdmin: false, enabledByDefault: true },
-  { name: 'list_configurations', group: 'configuration', requiresAdmin: false, enabledByDefault: true },
-  { name: 'get_env', group: 'system', requiresAdmin: true, enabledByDefault: true },
-  { name: 'get_env_raw', group: 'system', requiresAdmin: true, enabledByDefault: false },
-  { name: 'get_runtime_info', group: 'system', requiresAdmin: true, enabledByDefault: true },
-  { name: 'fetch_logs', group: 'system', requiresAdmin: true, enabledByDefault: true },
-  { name: 'list_users', group: 'accounts', requiresAdmin: true, enabledByDefault: true },
-  { name: 'list_users_raw', group: 'accounts', requiresAdmin: true, enabledByDefault: false },
+  { name: 'read_records', group: 'content', requiresAdmin: false, enabledByDefault: true, effect: 'read' },
+  { name: 'describe_tables', group: 'structure', requiresAdmin: false, enabledByDefault: true, effect: 'read' },
+  { name: 'list_configurations', group: 'configuration', requiresAdmin: false, enabledByDefault: true, effect: 'read' },
+  { name: 'get_env', group: 'system', requiresAdmin: true, enabledByDefault: true, effect: 'read' },
+  { name: 'get_env_raw', group: 'system', requiresAdmin: true, enabledByDefault: false, effect: 'read' },
+  { name: 'get_runtime_info', group: 'system', requiresAdmin: true, enabledByDefault: true, effect: 'read' },
+  { name: 'fetch_logs', group: 'system', requiresAdmin: true, enabledByDefault: true, effect: 'read' },
+  { name: 'list_users', group: 'accounts', requiresAdmin: true, enabledByDefault: true, effect: 'read' },
+  { name: 'list_users_raw', group: 'accounts', requiresAdmin: true, enabledByDefault: false, effect: 'read' },
+  { name: 'update_record', group: 'editing', requiresAdmin: false, enabledByDefault: false, effect: 'write' },
 ] as const;
 
 /** The smallest valid arguments of each tool. */
-const MINIMAL_ARGS: Record<string, unknown> = { read_records: { table: 'customers' } };
+const MINIMAL_ARGS: Record<string, unknown> = {
+  read_records: { table: 'customers' },
+  update_record: { table: 'customers', key: { column: 'id', value: '1' }, changes: { name: 'Ada' } },
+};
 
 describe('builtinTools', () => {
   const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }]);
 
   it('should register without duplicates, in the catalogue order', () => {
     expect(registry.all().map((tool) => tool.name)).toEqual(CATALOGUE.map((entry) => entry.name));
-    expect(registry.groups()).toEqual(['content', 'structure', 'configuration', 'system', 'accounts']);
+    expect(registry.groups()).toEqual(['content', 'structure', 'configuration', 'system', 'accounts', 'editing']);
   });
 
-  it.each(CATALOGUE)('should flag $name: group $group, admin $requiresAdmin, on by default $enabledByDefault', (entry) => {
+  it.each(CATALOGUE)('should flag $name: group $group, admin $requiresAdmin, on by default $enabledByDefault, effect $effect', (entry) => {
     const tool = registry.get(entry.name);
     expect(tool).toBeDefined();
     expect({ group: tool!.group, requiresAdmin: tool!.requiresAdmin, enabledByDefault: tool!.enabledByDefault }).toEqual({
@@ -37,8 +41,10 @@ describe('builtinTools', () => {
       requiresAdmin: entry.requiresAdmin,
       enabledByDefault: entry.enabledByDefault,
     });
-    // Every built-in here only reads: none asks for approval.
-    expect(tool!.effect ?? 'read').toBe('read');
+    // Only a write asks for approval, and only a write describes itself to the approver first.
+    expect(tool!.effect ?? 'read').toBe(entry.effect);
+    expect(typeof tool!.preview === 'function').toBe(entry.effect === 'write');
+    expect(typeof tool!.mayRun === 'function').toBe(entry.effect === 'write');
     expect(tool!.description.length).toBeGreaterThan(20);
   });
 

@@ -31,7 +31,13 @@ export function untouchableData(): { data: ToolData; touched: string[] } {
     throw new Error(`${path} must not be read`);
   };
   const data: ToolData = {
-    records: { listTables: trap('records.listTables'), readRows: trap('records.readRows') },
+    records: {
+      listTables: trap('records.listTables'),
+      readRows: trap('records.readRows'),
+      previewUpdate: trap('records.previewUpdate'),
+      updateRow: trap('records.updateRow'),
+      mayWrite: trap('records.mayWrite'),
+    },
     configurations: { list: trap('configurations.list') },
     users: { list: trap('users.list'), listRaw: trap('users.listRaw') },
     environment: trap('environment'),
