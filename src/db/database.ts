@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { RunStatus } from '../runtime/loop.ts';
+import type { PrivacyLevel } from '../runtime/privacy.ts';
 
 /** Columns the database fills in (defaults) and that are read back as Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -63,8 +65,6 @@ export interface SkillsTable {
   updated_at: CreatedAt;
 }
 
-export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;
-export type PrivacyLevel = (typeof PRIVACY_LEVELS)[number];
 
 export interface ConfigurationsTable {
   id: string;
@@ -127,8 +127,6 @@ export interface UsageRecordsTable {
   created_at: CreatedAt;
 }
 
-export const RUN_STATUSES = ['RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface RunsTable {
   id: string;

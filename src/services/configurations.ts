@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConfigurationRow, ConfigurationUpdate, Db } from '../db/database.ts';
-import { PRIVACY_LEVELS } from '../db/database.ts';
+import { PRIVACY_LEVELS } from '../runtime/privacy.ts';
 import * as configurations from '../db/repositories/configurations.ts';
 import * as models from '../db/repositories/models.ts';
 import * as skills from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
-import { isUuid, parseInput, requireId, uniquely } from './validate.ts';
+import { isUuid, nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 5;
 
@@ -28,35 +28,8 @@ const fields = {
   requireSecondApprover: z.boolean(),
 };
 
-const createSchema = z.object({
-  name,
-  modelId: z.string(),
-  systemPrompt: fields.systemPrompt.nullish(),
-  temperature: fields.temperature.nullish(),
-  maxTokens: fields.maxTokens.nullish(),
-  maxIterations: fields.maxIterations.nullish(),
-  allowedToolGroups: fields.allowedToolGroups.nullish(),
-  skillIds: fields.skillIds.nullish(),
-  trustFloor: fields.trustFloor.nullish(),
-  privacyLevel: fields.privacyLevel.nullish(),
-  quarantineToolOutput: fields.quarantineToolOutput.nullish(),
-  requireSecondApprover: fields.requireSecondApprover.nullish(),
-});
-
-const updateSchema = z.object({
-  name: name.nullish(),
-  modelId: z.string().nullish(),
-  systemPrompt: fields.systemPrompt.nullish(),
-  temperature: fields.temperature.nullish(),
-  maxTokens: fields.maxTokens.nullish(),
-  maxIterations: fields.maxIterations.nullish(),
-  allowedToolGroups: fields.allowedToolGroups.nullish(),
-  skillIds: fields.skillIds.nullish(),
-  trustFloor: fields.trustFloor.nullish(),
-  privacyLevel: fields.privacyLevel.nullish(),
-  quarantineToolOutput: fields.quarantineToolOutput.nullish(),
-  requireSecondApprover: fields.requireSecondApprover.nullish(),
-});
+const createSchema = z.object({ name, modelId: z.string(), ...nullishShape(fields) });
+const updateSchema = z.object(nullishShape({ name, modelId: z.string(), ...fields }));
 
 async function requireModel(db: Db, modelId: string): Promise<void> {
   const [found] = isUuid(modelId) ? await models.findModelsByIds(db, [modelId]) : [];

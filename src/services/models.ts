@@ -4,7 +4,7 @@ import type { Db, ModelRow, ModelUpdate } from '../db/database.ts';
 import * as models from '../db/repositories/models.ts';
 import * as providers from '../db/repositories/providers.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { isUuid, parseInput, requireId, uniquely } from './validate.ts';
+import { isUuid, nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const providerModelId = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -12,23 +12,9 @@ const providerModelId = z.string().trim().min(1, 'must not be empty').max(200, '
 const price = z.number().finite('must be a finite number').min(0, 'must not be negative').max(1_000_000, 'must be at most 1000000');
 const maxTokens = z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000_000, 'must be at most 10000000');
 
-const createSchema = z.object({
-  providerId: z.string(),
-  name,
-  providerModelId,
-  inputPricePerMTok: price.nullish(),
-  outputPricePerMTok: price.nullish(),
-  maxTokens: maxTokens.nullish(),
-});
-
-const updateSchema = z.object({
-  providerId: z.string().nullish(),
-  name: name.nullish(),
-  providerModelId: providerModelId.nullish(),
-  inputPricePerMTok: price.nullish(),
-  outputPricePerMTok: price.nullish(),
-  maxTokens: maxTokens.nullish(),
-});
+const optional = { inputPricePerMTok: price, outputPricePerMTok: price, maxTokens };
+const createSchema = z.object({ providerId: z.string(), name, providerModelId, ...nullishShape(optional) });
+const updateSchema = z.object(nullishShape({ providerId: z.string(), name, providerModelId, ...optional }));
 
 async function requireProvider(db: Db, providerId: string): Promise<void> {
   const [found] = isUuid(providerId) ? await providers.findProvidersByIds(db, [providerId]) : [];

@@ -5,7 +5,7 @@ import { PROVIDER_KINDS } from '../db/database.ts';
 import * as providers from '../db/repositories/providers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { parseInput, requireId, uniquely } from './validate.ts';
+import { nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 export interface ProviderDeps {
   readonly db: Db;
@@ -43,22 +43,10 @@ const settings = z
   .record(z.string(), z.unknown())
   .refine((value) => JSON.stringify(value).length <= 65_536, 'must encode to at most 64 KiB of JSON');
 
-const createSchema = z.object({
-  name,
-  kind: z.enum(PROVIDER_KINDS),
-  baseUrl: baseUrl.nullish(),
-  apiKey: apiKey.nullish(),
-  settings: settings.nullish(),
-});
-
+const optional = { baseUrl, apiKey, settings };
+const createSchema = z.object({ name, kind: z.enum(PROVIDER_KINDS), ...nullishShape(optional) });
 // In an update, an absent field is left alone; `apiKey: null` removes the stored key.
-const updateSchema = z.object({
-  name: name.nullish(),
-  kind: z.enum(PROVIDER_KINDS).nullish(),
-  baseUrl: baseUrl.nullish(),
-  apiKey: apiKey.nullish(),
-  settings: settings.nullish(),
-});
+const updateSchema = z.object(nullishShape({ name, kind: z.enum(PROVIDER_KINDS), ...optional }));
 
 export async function createProvider(deps: ProviderDeps, input: unknown): Promise<ProviderRow> {
   const data = parseInput(createSchema, input);

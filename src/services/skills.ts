@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db, SkillRow, SkillUpdate } from '../db/database.ts';
 import * as skills from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
-import { parseInput, requireId, uniquely } from './validate.ts';
+import { nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const body = z.string().max(100_000, 'must be at most 100000 characters');
@@ -15,21 +15,9 @@ const allowedTools = z
 /** Trust levels are ordered integers; a configuration's trust floor excludes skills below it. */
 const trustLevel = z.number().int('must be a whole number').min(0, 'must be at least 0').max(100, 'must be at most 100');
 
-const createSchema = z.object({
-  name,
-  body,
-  allowedTools: allowedTools.nullish(),
-  trustLevel: trustLevel.nullish(),
-  enabled: z.boolean().nullish(),
-});
-
-const updateSchema = z.object({
-  name: name.nullish(),
-  body: body.nullish(),
-  allowedTools: allowedTools.nullish(),
-  trustLevel: trustLevel.nullish(),
-  enabled: z.boolean().nullish(),
-});
+const optional = { allowedTools, trustLevel, enabled: z.boolean() };
+const createSchema = z.object({ name, body, ...nullishShape(optional) });
+const updateSchema = z.object(nullishShape({ name, body, ...optional }));
 
 export async function createSkill(db: Db, input: unknown): Promise<SkillRow> {
   const data = parseInput(createSchema, input);

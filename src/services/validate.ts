@@ -43,3 +43,15 @@ export async function uniquely<T>(message: string, write: () => Promise<T>): Pro
     throw error;
   }
 }
+
+type NullishShape<Shape extends z.ZodRawShape> = { [Key in keyof Shape]: z.ZodOptional<z.ZodNullable<Shape[Key]>> };
+
+/**
+ * Every field of `shape` made optional and nullable: the fields of an update input (absent or
+ * null = leave unchanged, unless the service treats an explicit null as "clear"), and the optional
+ * fields of a create input.
+ */
+export function nullishShape<Shape extends z.ZodRawShape>(shape: Shape): NullishShape<Shape> {
+  const entries = Object.entries(shape).map(([key, schema]) => [key, (schema as z.ZodType).nullish()]);
+  return Object.fromEntries(entries) as unknown as NullishShape<Shape>;
+}

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, NewRun, RunRow, RunStatus, RunStepRow } from '../database.ts';
+import type { RunStatus } from '../../runtime/loop.ts';
+import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 
 export async function insertRun(db: Db, run: NewRun): Promise<RunRow> {

@@ -1,6 +1,6 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { ConfigurationRow } from '../../db/database.ts';
-import { PRIVACY_LEVELS } from '../../db/database.ts';
+import { PRIVACY_LEVELS } from '../../runtime/privacy.ts';
 import { findConfigurationsByIds, findSkillIdsOfConfigurations, listConfigurations } from '../../db/repositories/configurations.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as configurations from '../../services/configurations.ts';

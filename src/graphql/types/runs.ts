@@ -1,7 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
-import { RUN_STATUSES } from '../../db/database.ts';
+import { RUN_STATUSES } from '../../runtime/loop.ts';
 import { findRunsByIds, listRuns, listRunSteps } from '../../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError, ValidationError } from '../../errors.ts';
 import type { RunBusEvent } from '../../runtime/events.ts';
