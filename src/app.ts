@@ -37,7 +37,7 @@ export interface Runtime {
   readonly services: Services;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
-  /** Closes the database. */
+  /** Interrupts open runs, stops the background tasks and closes the database. */
   close(): Promise<void>;
 }
 
@@ -79,16 +79,16 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       logger,
       bus: createRunEventBus(),
     };
-    const services: Services = { ...base, runs: createRunManager(base, base.bus, { heartbeatMs: config.runHeartbeatMs }) };
+    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };
     await services.runs.settleStale();
+    const dbHandle = handle;
     const purge = () =>
-      purgeExpiredContent(handle!.db, config.retentionDays)
+      purgeExpiredContent(dbHandle.db, config.retentionDays)
         .then((count) => count > 0 && logger.info({ runs: count, retentionDays: config.retentionDays }, 'purged expired run content to metadata'))
         .catch((error: unknown) => logger.error({ err: error }, 'retention purge failed'));
     void purge();
     const retention = setInterval(() => void purge(), RETENTION_INTERVAL_MS);
     retention.unref();
-    const dbHandle = handle;
     return {
       services,
       admin,

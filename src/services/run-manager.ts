@@ -8,7 +8,7 @@ import { loadToolState } from '../db/repositories/tool-state.ts';
 import * as runs from '../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
+import type { RunBusEvent } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/loop.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
 import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
@@ -104,8 +104,8 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
  * resumes them on a verified decision, settles exactly once, keeps a heartbeat, and lets a run be
  * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
  */
-export function createRunManager(services: Omit<Services, 'runs'>, bus: RunEventBus, options: RunManagerOptions = {}): RunManager {
-  const { db, logger, secrets } = services;
+export function createRunManager(services: Omit<Services, 'runs'>, options: RunManagerOptions = {}): RunManager {
+  const { db, logger, secrets, bus } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
