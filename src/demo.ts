@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
-import { createRuntime } from './app.ts';
+import { createRuntime, type Runtime } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { listConfigurations } from './db/repositories/configurations.ts';
-import type { RunStep } from './runtime/loop.ts';
-import { executeRun } from './services/agent-runs.ts';
-import { authenticate } from './services/users.ts';
+import type { StoredStep } from './runtime/privacy.ts';
 import { seedDemoCatalogue } from './services/demo-catalogue.ts';
+import { authenticate } from './services/users.ts';
 
 // `npm run demo -- "<prompt>" [--configuration NAME] [--token TOKEN] [--scripted]`: runs one agent
 // loop from the command line and prints each step as it happens. It acts as the admin unless a
 // user's token is given. `--scripted` first creates a SCRIPTED demo configuration (no network).
+// The run goes through the run manager like `runAgent`: it is stored, listed and approvable.
 const USAGE = 'Usage: npm run demo -- "<prompt>" [--configuration NAME] [--token TOKEN] [--scripted]';
 
 const { values, positionals } = parseArgs({
@@ -22,44 +22,16 @@ if (values.help || prompt === '') {
   process.exit(values.help ? 0 : 2);
 }
 
-let runtime;
+let runtime: Runtime;
 try {
   runtime = await createRuntime(loadConfig());
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 }
-const { services } = runtime;
+
 try {
-  if (values.scripted) await seedDemoCatalogue(services);
-  const configurations = await listConfigurations(services.db);
-  const configuration = values.configuration ? configurations.find((row) => row.name === values.configuration) : configurations[0];
-  if (!configuration) {
-    console.error(
-      values.configuration
-        ? `No configuration named "${values.configuration}". Known: ${configurations.map((row) => row.name).join(', ') || 'none'}.`
-        : 'No configuration exists yet: create one through the API (see README), or pass --scripted for a demo one.',
-    );
-    process.exitCode = 1;
-  } else {
-    const actor = values.token
-      ? await authenticate(services.db, values.token)
-      : { id: (await services.db.selectFrom('users').select('id').where('is_admin', '=', true).executeTakeFirstOrThrow()).id, name: 'admin', isAdmin: true };
-    if (!actor) throw new Error('That token belongs to no user.');
-    console.log(`Running "${configuration.name}" as ${actor.name}…`);
-    const { runId, outcome } = await executeRun(services, {
-      configurationId: configuration.id,
-      prompt,
-      actor,
-      signal: AbortSignal.timeout(10 * 60_000),
-      onStep: (step) => console.log(describeStep(step)),
-    });
-    if (outcome.status === 'WAITING_FOR_APPROVAL') console.log('\nThe run proposes a write and waits for approval; approve it through the API (approveRun).');
-    console.log(`\nRun ${runId}: ${outcome.status} (${outcome.terminationReason})${outcome.truncated ? ', truncated' : ''}, ${outcome.iterations} iteration(s)`);
-    console.log(`Usage: ${outcome.usage.promptTokens} prompt + ${outcome.usage.completionTokens} completion tokens, cost ${outcome.usage.cost.toFixed(6)}`);
-    if (outcome.errorMessage) console.log(`Error: ${outcome.errorMessage}`);
-    console.log(`\n${outcome.finalContent ?? '(no final answer)'}`);
-  }
+  await runOnce(runtime);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;
@@ -67,17 +39,57 @@ try {
   await runtime.close();
 }
 
-function describeStep(step: RunStep): string {
+async function runOnce({ services }: Runtime): Promise<void> {
+  if (values.scripted) await seedDemoCatalogue(services);
+  const configurations = await listConfigurations(services.db);
+  const configuration = values.configuration ? configurations.find((row) => row.name === values.configuration) : configurations[0];
+  if (!configuration) {
+    throw new Error(
+      values.configuration
+        ? `No configuration named "${values.configuration}". Known: ${configurations.map((row) => row.name).join(', ') || 'none'}.`
+        : 'No configuration exists yet: create one through the API (see README), or pass --scripted for a demo one.',
+    );
+  }
+  const admin = await services.db.selectFrom('users').selectAll().where('is_admin', '=', true).orderBy('created_at').executeTakeFirstOrThrow();
+  const actor = values.token ? await authenticate(services.db, values.token) : { id: admin.id, name: admin.name, isAdmin: true };
+  if (!actor) throw new Error('That token belongs to no user.');
+
+  console.log(`Running "${configuration.name}" as ${actor.name}…`);
+  const started = await services.runs.start(actor, { configurationId: configuration.id, prompt });
+  let answer: string | null = null;
+  for await (const event of started.events) {
+    if (event.type === 'step') console.log(describeStep(event.full));
+    if (event.type === 'suspended') {
+      console.log(`\nRun ${started.run.id} waits for approval of turn ${event.digest}:`);
+      for (const preview of event.previews) console.log(`  ${preview.toolName}: ${preview.preview.replaceAll('\n', '\n    ')}`);
+      console.log('Decide with the approveRun mutation (README, "Approving writes").');
+      return;
+    }
+    if (event.type === 'finished') {
+      answer = event.finalContent;
+      break;
+    }
+  }
+  const run = await services.db.selectFrom('runs').selectAll().where('id', '=', started.run.id).executeTakeFirstOrThrow();
+  console.log(`\nRun ${run.id}: ${run.status} (${run.termination_reason})${run.truncated ? ', truncated' : ''}, ${run.iterations} iteration(s)`);
+  console.log(`Usage: ${run.prompt_tokens} prompt + ${run.completion_tokens} completion tokens, cost ${run.estimated_cost.toFixed(6)}`);
+  if (run.error_message) console.log(`Error: ${run.error_message}`);
+  console.log(`\n${answer ?? '(no final answer)'}`);
+}
+
+function describeStep(step: StoredStep): string {
+  const text = (value: unknown) => JSON.stringify(String(value ?? '').slice(0, 200));
   switch (step.kind) {
     case 'REQUEST':
-      return `→ round ${step.round}: asking the model (${step.messagesSent.length} messages; tools: ${step.offeredTools?.join(', ') || 'none'})`;
+      return `→ round ${step.round}: asking the model (${step.messagesSentCount ?? 0} messages; tools: ${step.offeredTools?.join(', ') || 'none'})`;
     case 'LLM': {
-      const calls = step.requestedToolCalls.map((call) => `${call.name}(${JSON.stringify(call.arguments)})`).join(', ');
-      return `← round ${step.round}: ${calls ? `calls ${calls}` : JSON.stringify(step.content.slice(0, 200))} [${step.usage.promptTokens}+${step.usage.completionTokens} tokens, ${Math.round(step.durationMs)} ms]`;
+      const calls = (step.requestedToolNames ?? []).join(', ');
+      const usage = `${step.usage?.promptTokens ?? 0}+${step.usage?.completionTokens ?? 0} tokens, ${Math.round(step.durationMs ?? 0)} ms`;
+      return `← round ${step.round}: ${calls ? `calls ${calls}` : text(step.content)} [${usage}]`;
     }
     case 'APPROVAL':
-      return `  ✋ ${step.approverName} ${step.approved ? 'approved' : 'denied'} the pending turn`;
+      return `  ✋ ${step.approval?.approverName} ${step.approval?.approved ? 'approved' : 'denied'} the pending turn`;
     case 'TOOL':
-      return `  ⚙ ${step.toolName}${step.toolIsError ? ' (error)' : ''}: ${JSON.stringify(step.toolResult.slice(0, 200))}${step.artifacts.length ? ` + ${step.artifacts.length} artifact(s)` : ''}`;
+      return `  ⚙ ${step.toolName}${step.toolIsError ? ' (error)' : ''}: ${text(step.toolResult)}${step.toolArtifactsCount ? ` + ${step.toolArtifactsCount} artifact(s)` : ''}`;
   }
 }
