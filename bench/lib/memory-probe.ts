@@ -1,0 +1,17 @@
+/**
+ * Preloaded into the Airlock server by the memory workload only (`--expose-gc --import
+ * ./bench/lib/memory-probe.ts`, BENCH_MEMORY_REPORT=<file>): on SIGUSR2 it runs a full garbage
+ * collection and writes `process.memoryUsage()` to that file, so the harness can read a settled heap
+ * and RSS from outside. Nothing in src/ knows about it.
+ */
+import { writeFileSync } from 'node:fs';
+
+const file = process.env.BENCH_MEMORY_REPORT;
+if (file) {
+  process.on('SIGUSR2', () => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    gc?.();
+    writeFileSync(file, JSON.stringify({ at: Date.now(), ...process.memoryUsage() }));
+  });
+}

@@ -1,0 +1,196 @@
+/**
+ * `npm run bench`: every workload of DESIGN.md section 10 / issue 8, each printed as a table and
+ * written with the machine, versions and command to `bench/results/latest.json`.
+ *
+ *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, micro
+ *
+ * Every figure is a median of interleaved repetitions and is shown as a ratio to a baseline measured
+ * in the same run: the machine is small and noisy, absolute numbers do not travel.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
+import { progressDone } from './lib/progress.ts';
+import { runAgentRuns } from './workloads/agent-runs.ts';
+import { runMemory } from './workloads/memory.ts';
+import { runMicro } from './workloads/micro.ts';
+import { runPersistence } from './workloads/persistence.ts';
+
+const quick = process.env.BENCH_QUICK === '1';
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,micro').split(',').map((name) => name.trim()));
+
+interface WorkloadReport {
+  readonly title: string;
+  readonly status: 'measured' | 'not measured' | 'failed';
+  readonly reason?: string;
+  readonly table?: string;
+  readonly targets?: readonly TargetCheck[];
+  readonly result?: unknown;
+}
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly figure: string;
+  readonly met: boolean | null;
+}
+
+function packageVersion(name: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+
+/** The commit measured and whether the working tree differed from it (read-only git calls). */
+function gitState(): { commit: string | null; uncommittedChanges: string[] | null } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const changes = git('status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).map((line) => line.slice(3));
+    return { commit: git('rev-parse', '--short', 'HEAD').trim(), uncommittedChanges: changes };
+  } catch {
+    return { commit: null, uncommittedChanges: null };
+  }
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const reports: Record<string, WorkloadReport> = {};
+  const print = (key: string, report: WorkloadReport) => {
+    reports[key] = report;
+    progressDone();
+    console.log(`\n## ${report.title}${report.status === 'measured' ? '' : ` — ${report.status}${report.reason ? `: ${report.reason}` : ''}`}`);
+    if (report.table) console.log(report.table);
+    for (const check of report.targets ?? []) console.log(`  target ${check.met === null ? 'n/a' : check.met ? 'MET    ' : 'NOT MET'}  ${check.target}: ${check.figure}`);
+  };
+  const attempt = async (key: string, title: string, body: () => Promise<Omit<WorkloadReport, 'title' | 'status'>>) => {
+    if (!only.has(key)) return print(key, { title, status: 'not measured', reason: 'left out by BENCH_ONLY' });
+    try {
+      print(key, { title, status: 'measured', ...(await body()) });
+    } catch (error) {
+      print(key, { title, status: 'failed', reason: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    }
+  };
+
+  console.log(`Airlock benchmarks (${quick ? 'quick' : 'full'}) — ${startedAt.toISOString()}, ${os.cpus().length} CPUs, node ${process.version}`);
+
+  await attempt('agent', 'Workload 1 — agent runs', async () => {
+    const result = await runAgentRuns({
+      runs: quick ? 12 : 200,
+      k: 3,
+      concurrencies: [1, 8, 64],
+      repetitions: quick ? 2 : 4,
+      latencyMs: Number(process.env.BENCH_FAKE_LATENCY_MS ?? '0'),
+    });
+    return { table: result.table, targets: agentTargets(result), result };
+  });
+
+  // Workload 2 is specified in issue 8 but not built yet: reported, never faked.
+  print('fanout', {
+    title: 'Workload 2 — fan-out (1 000 graphql-ws clients on runEvents vs raw ws broadcast)',
+    status: 'not measured',
+    reason: 'not implemented yet (see bench/README.md)',
+    targets: [{ target: 'p99 lag ≤ 2 × raw ws and < 100 ms, 0 lost events', figure: 'not measured', met: null }],
+  });
+
+  await attempt('persistence', 'Workload 3 — persistence (PostgreSQL)', async () => {
+    const result = await runPersistence({
+      runs: quick ? 60 : 400,
+      concurrency: 64,
+      repetitions: quick ? 2 : 5,
+      rowsPerInsert: 100,
+      poolSize: 10,
+    });
+    return {
+      table: result.table,
+      targets: [{ target: 'run store ≥ 50 % of the raw multi-row INSERT rate', figure: `${(result.ratio * 100).toFixed(0)} %`, met: result.ratio >= 0.5 }],
+      result,
+    };
+  });
+
+  await attempt('memory', 'Workload 4 — memory per idle subscription and churn', async () => {
+    const result = await runMemory({ levels: quick ? [100, 300] : [100, 1000, 2000], churnCycles: quick ? 1000 : 10_000, churnConnections: 20 });
+    const worst = Math.max(...result.idle.map((entry) => entry.rssKbPerSubscription));
+    return {
+      table: `${result.kind === 'postgres' ? 'PostgreSQL' : 'PGlite'} server\n${result.table}`,
+      targets: [
+        { target: '≤ 50 KB RSS per idle subscription (worst level)', figure: `${worst.toFixed(1)} KB`, met: worst <= 50 },
+        {
+          target: `< 5 % RSS growth after ${result.churn.cycles} subscribe/complete cycles`,
+          figure: `${(result.churn.rssGrowth * 100).toFixed(1)} % (heap ${(result.churn.heapGrowth * 100).toFixed(1)} %)`,
+          met: result.churn.rssGrowth < 0.05,
+        },
+      ],
+      result,
+    };
+  });
+
+  await attempt('micro', 'Workload 5 — micro: the tool-result seam on 50 KB inputs', async () => {
+    const result = await runMicro({ repetitions: quick ? 3 : 7, batchMs: quick ? 40 : 150 });
+    return { table: result.table, result };
+  });
+
+  const latest = {
+    date: startedAt.toISOString(),
+    durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
+    command: { argv: process.argv, quick, only: [...only], env: { BENCH_QUICK: process.env.BENCH_QUICK ?? null, BENCH_ONLY: process.env.BENCH_ONLY ?? null } },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      memoryBytes: os.totalmem(),
+      platform: `${os.platform()} ${os.release()}`,
+      node: process.version,
+      loadAverageAtStart: os.loadavg(),
+    },
+    versions: Object.fromEntries(
+      ['graphql', 'graphql-yoga', 'graphql-ws', 'ws', 'kysely', 'pg', '@electric-sql/pglite', 'ai', '@ai-sdk/openai', 'zod', 'tsx'].map((name) => [name, packageVersion(name)]),
+    ),
+    airlock: { version: packageVersion('..') ?? (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version, ...gitState() },
+    workloads: reports,
+  };
+  const file = path.join(REPO_ROOT, 'bench', 'results', 'latest.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(latest, null, 2)}\n`);
+  console.log(`\nWrote ${path.relative(process.cwd(), file)} (${latest.durationSeconds.toFixed(0)} s).`);
+}
+
+function agentTargets(result: Awaited<ReturnType<typeof runAgentRuns>>): TargetCheck[] {
+  const at = (variant: string, concurrency: number) => result.figures.find((figure) => figure.variant === variant && figure.concurrency === concurrency && figure.measured);
+  const airlock = at('airlock-postgres', 8);
+  const peer = at('ai-sdk', 8);
+  const wallRatio = airlock?.ratioToBare?.wallMsPerStep ?? null;
+  const peerWallRatio = peer?.ratioToBare?.wallMsPerStep ?? null;
+  const airlockCpu = airlock?.median?.cpuMsPerStep ?? null;
+  const peerCpu = peer?.median?.cpuMsPerStep ?? null;
+  return [
+    {
+      target: 'c=8, PostgreSQL: Airlock wall ms/step ≤ 1.4 × bare loop',
+      figure: wallRatio === null ? 'not measured' : `${wallRatio.toFixed(2)}×`,
+      met: wallRatio === null ? null : wallRatio <= 1.4,
+    },
+    {
+      target: 'c=8, PostgreSQL: Airlock wall ms/step ≤ AI SDK wall ms/step',
+      figure: wallRatio === null || peerWallRatio === null ? 'not measured' : `${wallRatio.toFixed(2)}× vs ${peerWallRatio.toFixed(2)}× bare`,
+      met: wallRatio === null || peerWallRatio === null ? null : wallRatio <= peerWallRatio,
+    },
+    {
+      target: 'c=8, PostgreSQL: Airlock server CPU ms/step ≤ AI SDK process CPU ms/step',
+      figure: airlockCpu === null || peerCpu === null ? 'not measured' : `${airlockCpu.toFixed(2)} vs ${peerCpu.toFixed(2)} ms (${(airlockCpu / peerCpu).toFixed(2)}×)`,
+      met: airlockCpu === null || peerCpu === null ? null : airlockCpu <= peerCpu,
+    },
+  ];
+}
+
+const cleanup = async () => {
+  await stopAllChildren();
+};
+process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+try {
+  await main();
+} finally {
+  await cleanup();
+}
