@@ -28,6 +28,8 @@ export interface Config {
   readonly toolTimeoutMs: number;
   /** How often a process proves its runs alive; a run silent for 3 heartbeats is settled INTERRUPTED. */
   readonly runHeartbeatMs: number;
+  /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
+  readonly maxSubscriptionsPerConnection: number;
 }
 
 export class ConfigError extends Error {
@@ -90,6 +92,7 @@ const envSchema = z.object({
   AIRLOCK_MAX_WS_MESSAGE_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(256 * 1024),
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
+  AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
 });
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -127,6 +130,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     maxWsMessageBytes: env.AIRLOCK_MAX_WS_MESSAGE_BYTES,
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
+    maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
   });
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
-import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
@@ -12,6 +12,9 @@ import { buildSchema } from './graphql/schema.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** The close reason of a websocket whose connection failed unexpectedly (the detail is logged). */
+const INTERNAL_ERROR = 'Internal server error';
 
 export interface ServerDeps {
   readonly services: Services;
@@ -81,6 +84,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         costLimit: { maxCost: 20_000, exposeLimits: !production },
         blockFieldSuggestion: { enabled: true },
       }),
+      hideEverySuggestion(),
       ...(production ? [disableIntrospection()] : []),
     ],
   });
@@ -123,8 +127,27 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     {
       connectionInitWaitTimeout: 3_000,
       // A missing or bad token closes the socket with 4403 before any operation runs.
-      onConnect: async (ctx) => (await authenticate(services.db, bearerToken(ctx.connectionParams?.authorization))) !== null,
-      onSubscribe: async (ctx, _id, payload) => {
+      onConnect: async (ctx) => {
+        try {
+          return (await authenticate(services.db, bearerToken(ctx.connectionParams?.authorization))) !== null;
+        } catch (error) {
+          // graphql-ws would send the error's own message as the close reason; it may carry detail.
+          logger.error({ err: error }, 'could not authenticate a websocket connection');
+          throw new Error(INTERNAL_ERROR);
+        }
+      },
+      onSubscribe: async (ctx, id, payload) => {
+        // graphql-ws registers the id in ctx.subscriptions before this hook and removes it in every
+        // exit path (finished, client `complete`, refused here, socket closed), so the map is the
+        // exact set of open operations. Counting our own way through onComplete would leak: it is
+        // not called for operations refused with errors.
+        if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerConnection) {
+          return [
+            new GraphQLError(`Too many concurrent subscriptions on this connection (limit ${config.maxSubscriptionsPerConnection}).`, {
+              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+            }),
+          ];
+        }
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           connectionParams: ctx.connectionParams ?? {},
           params: payload,
@@ -139,12 +162,21 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         } catch (error) {
           return [asGraphQLError(error, 'Invalid GraphQL document.')];
         }
+        let contextValue;
+        try {
+          contextValue = await contextFactory();
+        } catch (error) {
+          logger.error({ err: error }, 'could not build the context of a websocket operation');
+          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+        }
+        // Completed by the client meanwhile: graphql-ws drops errors of a gone id, and nothing starts.
+        if (!(id in ctx.subscriptions)) return [new GraphQLError('The operation was completed by the client.')];
         const args: ExecutionArgs = {
           schema,
           document,
           operationName: payload.operationName ?? null,
           variableValues: payload.variables ?? null,
-          contextValue: await contextFactory(),
+          contextValue,
           rootValue: { execute, subscribe },
         };
         return args;
@@ -192,6 +224,27 @@ function asGraphQLError(error: unknown, fallback: string): GraphQLError {
   if (error instanceof GraphQLError) return error;
   const looksLikeGraphQL = typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'GraphQLError';
   return new GraphQLError(looksLikeGraphQL ? String((error as Error).message) : fallback);
+}
+
+/**
+ * "Did you mean …?" names parts of the schema. Armor's filter only knows the `Did you mean "x"?` form
+ * of validation errors; enum values (`Did you mean the enum value "X"?`) and variable values, which
+ * are coerced at execution, need this one. Messages are changed in place, as armor does.
+ */
+const SUGGESTION = /Did you mean [^?]*\?/g;
+function hideEverySuggestion(): Plugin {
+  const hide = (error: { message: string }) => {
+    if (error.message.includes('Did you mean')) error.message = error.message.replace(SUGGESTION, '[Suggestion hidden]');
+  };
+  // Variables are coerced before anything streams: their errors come as a single result.
+  const inResult = ({ result }: { result: unknown }) => {
+    if (!isAsyncIterable(result)) (result as { errors?: readonly { message: string }[] }).errors?.forEach(hide);
+  };
+  return {
+    onValidate: () => ({ result }) => result.forEach(hide),
+    onExecute: () => ({ onExecuteDone: inResult }),
+    onSubscribe: () => ({ onSubscribeResult: inResult }),
+  };
 }
 
 /** Production refuses introspection: the schema is published in the repository, not probed. */

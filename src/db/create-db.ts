@@ -34,6 +34,9 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
+    // Nor may a checked-out one: its query fails on its own, then the pool drops it on release. pg
+    // also emits 'error' on such a client, and the pool listens only while a client is idle.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: once(() => db.destroy()) };
   }

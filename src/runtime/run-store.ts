@@ -32,6 +32,25 @@ export interface RunRecorder {
 }
 
 /**
+ * Pauses between attempts of the writes that close a run (its outcome, its incomplete-audit flag):
+ * about 3 s in all, so a database blip (a failover, terminated connections) does not leave a
+ * finished run RUNNING until the stale-heartbeat sweep. Both writes are idempotent. Steps are not
+ * retried: an insert whose acknowledgement was lost may have been stored.
+ */
+export const CLOSING_WRITE_RETRY_DELAYS_MS: readonly number[] = [50, 100, 200, 400, 800, 1_600];
+
+async function withRetries<T>(write: () => Promise<T>, delaysMs: readonly number[]): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= delaysMs.length) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delaysMs[attempt]));
+    }
+  }
+}
+
+/**
  * Records one run: the privacy-filtered copy goes to storage, in order, each step published only
  * after its write returned (so a subscriber never sees a step that a reload would not show, unless
  * the write failed, which is logged and flagged). Storage failures never stop the run.
@@ -44,19 +63,32 @@ export function createRunRecorder(options: {
   readonly logger: RecorderLogger;
   /** The last sequence already stored (a resumed run continues after it). */
   readonly afterSequence?: number;
+  /** Default CLOSING_WRITE_RETRY_DELAYS_MS. */
+  readonly retryDelaysMs?: readonly number[];
 }): RunRecorder {
   const { runId, level, repository, bus, logger } = options;
+  const retryDelaysMs = options.retryDelaysMs ?? CLOSING_WRITE_RETRY_DELAYS_MS;
   let sequence = options.afterSequence ?? 0;
   let settled = false;
   let auditIncomplete = false;
+  let flagged = false;
+
+  /** Stores the incomplete-audit flag once; a failed attempt is tried again when the run settles. */
+  const storeFlag = async (delaysMs: readonly number[]) => {
+    try {
+      await withRetries(() => repository.markAuditIncomplete(runId), delaysMs);
+      flagged = true;
+    } catch (markError) {
+      logger.error({ err: markError, runId }, 'could not flag the run as having an incomplete audit trail');
+    }
+  };
 
   const flagIncomplete = async (error: unknown, what: string) => {
     logger.error({ err: error, runId }, `could not store ${what}; the run goes on with an incomplete audit trail`);
     if (auditIncomplete) return;
     auditIncomplete = true;
-    await repository.markAuditIncomplete(runId).catch((markError: unknown) =>
-      logger.error({ err: markError, runId }, 'could not flag the run as having an incomplete audit trail'),
-    );
+    // No waiting mid-run: settle() retries a flag that could not be stored now.
+    await storeFlag([]);
   };
 
   return {
@@ -94,11 +126,12 @@ export function createRunRecorder(options: {
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
       let accepted = false;
       try {
-        accepted = await repository.settle(runId, outcome, stored.finalContent);
+        accepted = await withRetries(() => repository.settle(runId, outcome, stored.finalContent), retryDelaysMs);
         if (!accepted) logger.warn({ runId }, 'refused to settle a run that was already settled');
       } catch (error) {
         await flagIncomplete(error, 'the run outcome');
       }
+      if (auditIncomplete && !flagged) await storeFlag(retryDelaysMs);
       bus.publish({ type: 'finished', runId, finalContent: outcome.finalContent });
       return accepted;
     },

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 /**
@@ -8,6 +8,8 @@ import { isUniqueViolation } from '../db/errors.ts';
  * client sent (possibly a secret) is echoed back.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const unstorable = unstorableInput(input);
+  if (unstorable) return throwValidation(`Invalid input: ${unstorable.path.join('.') || '(input)'}: ${unstorable.message}`, [unstorable]);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
@@ -16,6 +18,40 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
   }));
   const summary = issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
   return throwValidation(`Invalid input: ${summary}`, issues);
+}
+
+/** Deepest nesting accepted in any service input, a JSON setting included (the artifact depth cap too). */
+export const MAX_INPUT_DEPTH = 64;
+
+// Node 20 has this (ES2024); the project's `lib` is ES2023.
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+const storableText = (text: string): boolean => !text.includes('\u0000') && isWellFormed(text);
+const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired surrogates';
+
+/**
+ * What no service can store, whatever its schema says: text holding NUL (U+0000), which PostgreSQL
+ * refuses in text and jsonb alike, or an unpaired UTF-16 surrogate, which jsonb refuses (and text
+ * would silently replace); and nesting deeper than MAX_INPUT_DEPTH, which overflowed the stack of
+ * JSON.stringify inside a schema check. Each reached the database (or the stack limit) and came back
+ * as `Unexpected error.` (found by test/security/fuzz.test.ts). Checked BEFORE the schema, without
+ * recursion; the first problem found is reported, by path, never by value.
+ */
+function unstorableInput(input: unknown): FieldIssue | null {
+  const pending: { value: unknown; path: string[] }[] = [{ value: input, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value === 'string') {
+      if (!storableText(value)) return { path, message: UNSTORABLE_TEXT };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_INPUT_DEPTH) return { path, message: `must not nest deeper than ${MAX_INPUT_DEPTH} levels` };
+    for (const [key, item] of Object.entries(value)) {
+      if (!storableText(key)) return { path, message: `keys ${UNSTORABLE_TEXT}` };
+      pending.push({ value: item, path: [...path, key] });
+    }
+  }
+  return null;
 }
 
 function throwValidation(message: string, issues: ValidationError['issues']): never {

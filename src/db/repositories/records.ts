@@ -66,7 +66,19 @@ export async function listRecordTables(db: Db, actor: Actor): Promise<TableInfo[
   return toTables(rows);
 }
 
+/**
+ * PostgreSQL text cannot hold NUL (U+0000): a bound parameter carrying one is refused with
+ * "invalid byte sequence" (SQLSTATE 22021) instead of matching nothing, which made the tools fail
+ * on a model's stray NUL (found by test/security/fuzz.test.ts). So a name holding one names no
+ * table, grant or column, and a compared value holding one equals no cell; a NEW value holding one
+ * is still refused by the cast, as an `invalidValue`.
+ */
+function holdsNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
 async function hasGrant(db: Db, userId: string, table: string): Promise<boolean> {
+  if (holdsNul(table)) return false;
   // Any mode (READ or WRITE) allows reading. Compared as text: a malformed id simply matches nothing.
   const { rows } = await sql<{ found: number }>`
     select 1 as found from table_grants where user_id::text = ${userId} and table_name = ${table} limit 1`.execute(db);
@@ -74,6 +86,7 @@ async function hasGrant(db: Db, userId: string, table: string): Promise<boolean>
 }
 
 async function columnsOf(db: Db, table: string): Promise<ColumnInfo[]> {
+  if (holdsNul(table)) return [];
   const { rows } = await sql<ColumnRow>`
     select c.table_name, c.column_name, ${COLUMN_TYPE} as type
     from information_schema.columns c
@@ -147,7 +160,11 @@ export async function readRecordRows(db: Db, actor: Actor, query: RowsQuery): Pr
     // Positional aliases: a column name never becomes a property name of the driver's row object.
     const selected = sql.join(columns.map((column, index) => sql`${sql.id(column.name)}::text as ${sql.id(`c${index}`)}`));
     const conditions = query.filters.map((filter) =>
-      filter.value === null ? sql`${sql.id(filter.column)} is null` : sql`${sql.id(filter.column)}::text = ${filter.value}`,
+      filter.value === null
+        ? sql`${sql.id(filter.column)} is null`
+        : holdsNul(filter.value)
+          ? sql`false`
+          : sql`${sql.id(filter.column)}::text = ${filter.value}`,
     );
     const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
     const order = orderOf(columns, await primaryKeyOf(trx, query.table));
@@ -168,6 +185,7 @@ export async function readRecordRows(db: Db, actor: Actor, query: RowsQuery): Pr
 // Updates (`update_record`). Same rules as reads, plus: a WRITE grant, one row, protected columns.
 
 async function hasWriteGrant(db: Db, userId: string, table: string): Promise<boolean> {
+  if (holdsNul(table)) return false;
   const { rows } = await sql<{ found: number }>`
     select 1 as found from table_grants
     where user_id::text = ${userId} and table_name = ${table} and mode = 'WRITE' limit 1`.execute(db);
@@ -189,6 +207,7 @@ interface WritableColumn {
 }
 
 async function writableColumnsOf(db: Db, table: string): Promise<WritableColumn[]> {
+  if (holdsNul(table)) return [];
   const { rows } = await sql<{ column_name: string; type_schema: string; type_name: string; writable: boolean }>`
     select c.column_name,
       coalesce(c.domain_schema, c.udt_schema) as type_schema,
@@ -211,7 +230,7 @@ function castToColumn(value: string | null, column: WritableColumn): RawBuilder<
 
 /** The key test, compared as text like read filters (so `"3"` finds the integer 3). */
 function keyCondition(key: RecordKey): RawBuilder<unknown> {
-  return sql`${sql.id(key.column)}::text = ${key.value}`;
+  return holdsNul(key.value) ? sql`false` : sql`${sql.id(key.column)}::text = ${key.value}`;
 }
 
 /** A refusal raised inside a transaction, so that the transaction rolls back. */

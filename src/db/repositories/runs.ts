@@ -3,6 +3,24 @@ import type { RunStatus } from '../../runtime/loop.ts';
 import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 
+/**
+ * What PostgreSQL cannot store, in the text a model or a tool produced: jsonb refuses the `\u0000`
+ * escape and unpaired surrogate escapes (which JSON.stringify writes for NUL and lone surrogates),
+ * text refuses NUL. One such character used to make a step (or the outcome) fail to store, so an
+ * injected NUL could erase its own step from the audit trail (issue 7, found by
+ * test/security/prompt-injection.test.ts). They are stored as U+FFFD; everything else verbatim.
+ * The pattern consumes escaped backslashes first, so a literal `\\u0000` in the text stays as is.
+ */
+const UNSTORABLE_JSON_ESCAPE = /\\\\|\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+
+function storableJson(value: object): string {
+  return JSON.stringify(value).replace(UNSTORABLE_JSON_ESCAPE, (escape) => (escape === '\\\\' ? escape : '\\ufffd'));
+}
+
+function storableText(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\u0000', '\ufffd');
+}
+
 export async function insertRun(db: Db, run: NewRun): Promise<RunRow> {
   return db.insertInto('runs').values(run).returningAll().executeTakeFirstOrThrow();
 }
@@ -25,7 +43,7 @@ export async function insertRunStep(
       kind: step.kind,
       round: step.round,
       duration_ms: step.durationMs,
-      payload: JSON.stringify(step.payload),
+      payload: storableJson(step.payload),
     })
     .execute();
 }
@@ -54,7 +72,7 @@ export async function settleRun(db: Db, id: string, settlement: Settlement): Pro
       termination_reason: settlement.terminationReason,
       truncated: settlement.truncated,
       iterations: settlement.iterations,
-      final_content: settlement.finalContent,
+      final_content: storableText(settlement.finalContent),
       prompt_tokens: settlement.promptTokens,
       completion_tokens: settlement.completionTokens,
       estimated_cost: settlement.estimatedCost,
@@ -151,7 +169,7 @@ export async function replaceRunContent(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     for (const step of steps) {
-      await trx.updateTable('run_steps').set({ payload: JSON.stringify(step.payload) }).where('run_id', '=', runId).where('sequence', '=', step.sequence).execute();
+      await trx.updateTable('run_steps').set({ payload: storableJson(step.payload) }).where('run_id', '=', runId).where('sequence', '=', step.sequence).execute();
     }
     await trx.updateTable('runs').set({ prompt: null, final_content: null, content_purged_at: sql`now()` }).where('id', '=', runId).execute();
   });

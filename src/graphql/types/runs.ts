@@ -396,6 +396,39 @@ async function* streamRun(
   }
 }
 
+/**
+ * A client that completes or drops a run stream must stop it at once, but an async generator defers
+ * `return()` until its pending `next()` settles (for a run stream: the next bus event, seconds away)
+ * and ignores it entirely before the first `next()` (its `finally` never runs). So `return()` first
+ * calls `release` (unsubscribe from the bus, which ends the pending `next()`; cancel the run), unless
+ * the stream already ended by itself.
+ */
+function releasedOnReturn<T>(stream: AsyncGenerator<T>, release: () => Promise<unknown> | void): AsyncGenerator<T> {
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    await release();
+  };
+  const wrapped: AsyncGenerator<T> = {
+    next: async (...args) => {
+      const result = await stream.next(...args);
+      if (result.done) ended = true;
+      return result;
+    },
+    return: async (value) => {
+      await end();
+      return stream.return(value);
+    },
+    throw: async (error) => {
+      await end();
+      return stream.throw(error);
+    },
+    [Symbol.asyncIterator]: () => wrapped,
+  };
+  return wrapped;
+}
+
 const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 builder.subscriptionType({ authScopes: { user: true } });
@@ -410,7 +443,10 @@ builder.subscriptionFields((t) => ({
         ...input,
         configurationId: decodeIdFor('Configuration', input.configurationId),
       });
-      return streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true });
+      return releasedOnReturn(streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true }), async () => {
+        await started.events.return?.();
+        started.cancel();
+      });
     },
     resolve: (event: ClientEvent) => event,
   }),
@@ -423,9 +459,16 @@ builder.subscriptionFields((t) => ({
       const visible = await context.services.runs.visibleRun(context.viewer!, runId);
       if (!visible) throw new NotFoundError('Run', String(args.runId));
       const events = context.services.runs.subscribe(runId);
-      const stored = await context.services.runs.replay(runId, 0);
-      const current = await loadRun(context, runId);
-      return (async function* replayThenLive(): AsyncGenerator<ClientEvent> {
+      let stored;
+      let current;
+      try {
+        stored = await context.services.runs.replay(runId, 0);
+        current = await loadRun(context, runId);
+      } catch (error) {
+        await events.return?.();
+        throw error;
+      }
+      const replayThenLive = async function* (): AsyncGenerator<ClientEvent> {
         try {
           yield { kind: 'started', run: current };
           let lastSequence = 0;
@@ -443,7 +486,8 @@ builder.subscriptionFields((t) => ({
         } finally {
           await events.return?.();
         }
-      })();
+      };
+      return releasedOnReturn(replayThenLive(), () => events.return?.());
     },
     resolve: (event: ClientEvent) => event,
   }),
