@@ -151,7 +151,10 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
     const controller = new AbortController();
     const done = body(controller)
       .catch((error: unknown) => runLogger.error({ err: error }, 'could not settle the run'))
-      .finally(() => active.delete(runId));
+      // A resumed run is tracked again under the same id: only forget the entry this body owns.
+      .finally(() => {
+        if (active.get(runId)?.controller === controller) active.delete(runId);
+      });
     active.set(runId, { controller, done });
   }
 
