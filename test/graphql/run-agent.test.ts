@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, sseEvents, wsClient } from '../helpers/runs.ts';
 
 const SECRET_IN_RESULT = 'alice@example.com';
 
@@ -68,12 +68,7 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
       body: JSON.stringify({ query: RUN_AGENT, variables: { input: { configurationId: configurations.FULL, prompt: 'Who?' } } }),
     });
     const text = await response.text();
-    const events = text
-      .split('\n')
-      .filter((line) => line.startsWith('data: ') && line.length > 6)
-      .map((line) => JSON.parse(line.slice(6)))
-      .filter((payload) => payload.data)
-      .map((payload) => payload.data.runAgent);
+    const events = sseEvents(text, 'runAgent');
     expect(kinds(events)).toEqual(['RunStartedEvent', 'RunStepEvent:REQUEST', 'RunStepEvent:LLM', 'RunStepEvent:TOOL', 'RunStepEvent:REQUEST', 'RunStepEvent:LLM', 'RunFinishedEvent']);
     expect(text).toContain('event: complete');
   });

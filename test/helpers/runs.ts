@@ -63,3 +63,13 @@ export async function scriptedConfiguration(
   });
   return configuration.data.createConfiguration.id;
 }
+
+/** The `data` payloads of a server-sent-events body, as the given root field's values. */
+export function sseEvents(text: string, field: string): any[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line.length > 6)
+    .map((line) => JSON.parse(line.slice(6)))
+    .filter((payload) => payload.data)
+    .map((payload) => payload.data[field]);
+}

@@ -7,7 +7,7 @@ import { createDb, type DbKind } from '../../src/db/create-db.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { RUN_AGENT, RUN_EVENTS } from '../helpers/runs.ts';
+import { RUN_AGENT, RUN_EVENTS, sseEvents } from '../helpers/runs.ts';
 import { anthropicWire } from '../fixtures/wires/anthropic.ts';
 import type { FakeServer, NeutralReply, Scripted } from '../fixtures/wires/fake-server.ts';
 import { openaiWire } from '../fixtures/wires/openai.ts';
@@ -140,12 +140,7 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
     const text = await response.text();
     bodies.push(text);
     expect(text).toContain('event: complete');
-    const events = text
-      .split('\n')
-      .filter((line) => line.startsWith('data: ') && line.length > 6)
-      .map((line) => JSON.parse(line.slice(6)))
-      .filter((payload) => payload.data)
-      .map((payload) => payload.data.runAgent);
+    const events = sseEvents(text, 'runAgent');
     const finished = events.at(-1);
     runs[prompt] = finished.run;
     return finished.run;
