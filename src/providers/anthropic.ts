@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { postJson } from './http.ts';
+import { argumentsObject } from './wire.ts';
 import type {
   ChatMessage,
   Completion,
@@ -108,7 +109,7 @@ function toTurns(messages: readonly ChatMessage[]): RequestTurn[] {
       case 'assistant':
         append('assistant', [
           ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
-          ...message.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: asObject(call.arguments) })),
+          ...message.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: argumentsObject(call.arguments) })),
         ]);
         break;
       case 'tool':
@@ -121,10 +122,6 @@ function toTurns(messages: readonly ChatMessage[]): RequestTurn[] {
   return turns;
 }
 
-/** `input` must be a JSON object; empty arguments go out as `{}`, never `[]`. */
-function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
-}
 
 function toCompletion(response: z.output<typeof MessageResponse>): Completion {
   const texts: string[] = [];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { postJson } from './http.ts';
+import { argumentsObject, isPlainObject } from './wire.ts';
 import type {
   ChatMessage,
   Completion,
@@ -128,7 +129,7 @@ function toContents(messages: readonly ChatMessage[]): Content[] {
       case 'assistant':
         append('model', [
           ...(message.content === '' ? [] : [{ text: message.content }]),
-          ...message.toolCalls.map((call) => ({ functionCall: { name: call.name, args: asObject(call.arguments) } })),
+          ...message.toolCalls.map((call) => ({ functionCall: { name: call.name, args: argumentsObject(call.arguments) } })),
         ]);
         break;
       case 'tool':
@@ -146,10 +147,6 @@ function toContents(messages: readonly ChatMessage[]): Content[] {
   return contents;
 }
 
-/** `args` must be a JSON object; empty arguments go out as `{}`, never `[]`. */
-function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
-}
 
 /** Keywords Gemini's `parameters` (an OpenAPI 3.0 Schema subset) answers 400 for. */
 const REJECTED_KEYWORDS = new Set(['$schema', 'additionalProperties']);
@@ -168,7 +165,7 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
   const cleaned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (REJECTED_KEYWORDS.has(key)) continue;
-    if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+    if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
       cleaned[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, cleanSubschema(sub)]));
     } else if (SUBSCHEMAS.has(key)) {
       cleaned[key] = Array.isArray(value) ? value.map(cleanSubschema) : cleanSubschema(value);
@@ -180,12 +177,9 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
 }
 
 function cleanSubschema(value: unknown): unknown {
-  return isRecord(value) ? toGeminiSchema(value) : value;
+  return isPlainObject(value) ? toGeminiSchema(value) : value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function toCompletion(response: z.output<typeof GenerateContentResponse>): Completion {
   const usage = {

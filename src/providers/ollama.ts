@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { postJson } from './http.ts';
+import { functionTools, plainObject } from './wire.ts';
 import type {
   ChatMessage,
   Completion,
@@ -35,10 +36,7 @@ export function createOllamaProvider(options: HttpProviderOptions): LlmProvider 
 function toWire(request: CompletionRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { model: request.model, messages: request.messages.map(toWireMessage), stream: false };
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    body.tools = functionTools(request.tools);
   }
   const modelOptions: Record<string, number> = {};
   if (request.temperature !== null) modelOptions.temperature = request.temperature;
@@ -119,9 +117,6 @@ function decodeArguments(raw: unknown): Record<string, unknown> | undefined {
   }
 }
 
-function plainObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 function mapDoneReason(reason: string | null | undefined): FinishReason {
   switch (reason) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { postJson } from './http.ts';
+import { functionTools, plainObject } from './wire.ts';
 import type {
   ChatMessage,
   Completion,
@@ -34,10 +35,7 @@ export function createOpenAiProvider(options: HttpProviderOptions): LlmProvider 
 function toWire(request: CompletionRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { model: request.model, messages: request.messages.map(toWireMessage) };
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    body.tools = functionTools(request.tools);
   }
   if (request.temperature !== null) body.temperature = request.temperature;
   if (request.maxTokens !== null) body.max_tokens = request.maxTokens;
@@ -130,9 +128,6 @@ function decodeArguments(raw: unknown): Record<string, unknown> {
   }
 }
 
-function plainObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 function mapFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {
