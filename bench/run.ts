@@ -15,6 +15,7 @@ import path from 'node:path';
 import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
 import { progressDone } from './lib/progress.ts';
 import { runAgentRuns } from './workloads/agent-runs.ts';
+import { fanoutTarget, runFanout } from './workloads/fanout.ts';
 import { runMemory } from './workloads/memory.ts';
 import { runMicro } from './workloads/micro.ts';
 import { runPersistence } from './workloads/persistence.ts';
@@ -88,12 +89,9 @@ async function main(): Promise<void> {
     return { table: result.table, targets: agentTargets(result), result };
   });
 
-  // Workload 2 is specified in issue 8 but not built yet: reported, never faked.
-  print('fanout', {
-    title: 'Workload 2 — fan-out (1 000 graphql-ws clients on runEvents vs raw ws broadcast)',
-    status: 'not measured',
-    reason: 'not implemented yet (see bench/README.md)',
-    targets: [{ target: 'p99 lag ≤ 2 × raw ws and < 100 ms, 0 lost events', figure: 'not measured', met: null }],
+  await attempt('fanout', `Workload 2 — fan-out (${quick ? 100 : '1 000'} graphql-ws clients on runEvents vs raw ws broadcast)`, async () => {
+    const result = await runFanout({ clients: quick ? 100 : 1000, runs: quick ? 5 : 10, rounds: 10, latencyMs: 50, repetitions: quick ? 2 : 5 });
+    return { table: result.table, targets: [fanoutTarget(result)], result };
   });
 
   await attempt('persistence', 'Workload 3 — persistence (PostgreSQL)', async () => {
