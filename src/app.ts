@@ -5,6 +5,7 @@ import { createDb, type DbHandle } from './db/create-db.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
+import { createRunWriter } from './db/repositories/run-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager } from './services/run-manager.ts';
 import { purgeExpiredContent } from './services/retention.ts';
@@ -78,6 +79,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       scrubber,
       logger,
       bus: createRunEventBus(),
+      writer: createRunWriter(handle.db),
     };
     const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };
     await services.runs.settleStale();

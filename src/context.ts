@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { DbKind as HandleKind } from './db/create-db.ts';
+import type { RunWriter } from './db/repositories/run-writer.ts';
 import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
@@ -21,6 +22,8 @@ export interface Services {
   readonly secrets: SecretBox;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
+  /** Group commit of run steps and usage records (one statement for the rows of concurrent runs). */
+  readonly writer: RunWriter;
   /** Per-run live events (in-process; replaceable by a distributed event target). */
   readonly bus: RunEventBus;
   /** Starts, cancels and settles agent runs. */

@@ -1,8 +1,9 @@
 /**
  * Workload 3 (persistence): steps stored per second through the run store path — `createRunRecorder`
- * (toStoredStep → filterStep at METADATA → `insertRunStep`, the real repository, one awaited write
- * per step, then publish on the bus) for many concurrent runs — against raw `pg` multi-row INSERTs
- * of the very same rows (same JSON payloads), on a private PostgreSQL database.
+ * (toStoredStep → filterStep at METADATA → the shared `createRunWriter` group commit, then publish
+ * on the bus in order; a run counts once `flushed()` says all its steps are stored and published)
+ * for many concurrent runs — against raw `pg` multi-row INSERTs of the very same rows (same JSON
+ * payloads), on a private PostgreSQL database.
  *
  * A run here is the 11 steps of K = 3 (REQUEST, LLM, TOOL × 3, REQUEST, LLM). Repetitions interleave
  * the two paths; each inserts fresh runs. Figures are medians.
@@ -11,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createRunWriter } from '../../src/db/repositories/run-writer.ts';
 import * as runsRepository from '../../src/db/repositories/runs.ts';
 import { createRunEventBus } from '../../src/runtime/events.ts';
 import type { RunStep } from '../../src/runtime/loop.ts';
@@ -77,12 +79,13 @@ export async function runPersistence(options: PersistenceOptions): Promise<Persi
     const { db } = handle;
     const template = stepsOfOneRun(3);
     const bus = createRunEventBus();
+    const writer = createRunWriter(db);
     // The recorder swallows storage errors by design (logged, run flagged); here any error voids the figure.
     let writeErrors = 0;
     const silent = { warn: () => undefined, error: () => void (writeErrors += 1) };
     const repository: RunRepository = {
       insertStep: (runId, sequence, step) =>
-        runsRepository.insertRunStep(db, { runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
+        writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
       settle: async () => true,
       markAuditIncomplete: (runId) => runsRepository.markAuditIncomplete(db, runId),
     };
@@ -107,6 +110,7 @@ export async function runPersistence(options: PersistenceOptions): Promise<Persi
             const runId = ids[next++]!;
             const recorder = createRunRecorder({ runId, level: 'METADATA', repository, bus, logger: silent });
             for (const step of template) await recorder.recordStep(step);
+            await recorder.flushed();
           }
         }),
       );
@@ -157,7 +161,7 @@ export async function runPersistence(options: PersistenceOptions): Promise<Persi
     const table = renderTable(
       ['path', 'steps/s', '× raw'],
       [
-        [`run store (createRunRecorder → insertRunStep), ${options.concurrency} concurrent runs, pool ${options.poolSize}`, fmt(store), fmtRatio(store / rawRate)],
+        [`run store (createRunRecorder → createRunWriter), ${options.concurrency} concurrent runs, pool ${options.poolSize}`, fmt(store), fmtRatio(store / rawRate)],
         [`raw pg multi-row INSERT, ${options.rowsPerInsert} rows/statement, ${options.poolSize} in flight`, fmt(rawRate), '1.00×'],
       ],
     );

@@ -70,7 +70,10 @@ export type RunStep =
 export interface BudgetGuard {
   /** The first budget that refuses a call of this planned cost, or null. */
   preflight(plannedCost: number): Promise<BudgetDenial | null>;
-  /** Records one provider call's usage (every call, the synthesis included). */
+  /**
+   * Records one provider call's usage (every call, the synthesis included). It may only queue the
+   * write: a failure to store it must then surface at the next pre-flight, which throws.
+   */
   record(usage: PricedUsage): Promise<void>;
 }
 

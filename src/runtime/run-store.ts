@@ -1,4 +1,4 @@
-import type { RunBusEvent, RunEventBus } from './events.ts';
+import type { RunEventBus } from './events.ts';
 import type { RunOutcome, RunStep } from './loop.ts';
 import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
 
@@ -16,20 +16,32 @@ export interface RecorderLogger {
 }
 
 export interface RunRecorder {
-  /** Persists the filtered copy of the step with the next sequence number, then publishes it. */
+  /**
+   * Queues the filtered copy of the step with the next sequence number for storage and returns at
+   * once (write-behind): the step is published when its write has committed, in sequence order.
+   * It waits only when MAX_UNWRITTEN_STEPS of this run are still unwritten (backpressure).
+   */
   recordStep(step: RunStep): Promise<void>;
   /**
-   * Like recordStep, but a failed write THROWS instead of flagging: an approval decision that is
-   * not stored must stop the writes it would allow.
+   * Stores the step (after every step queued before it) and THROWS if that fails instead of
+   * flagging: an approval decision that is not stored must stop the writes it would allow.
    */
   recordRequiredStep(step: RunStep): Promise<void>;
-  /** Stores the outcome once; a second call is refused (returns false) and logged. */
+  /** Resolves when every queued step is written (or flagged) and published. */
+  flushed(): Promise<void>;
+  /** Stores the outcome once, after every step; a second call is refused (returns false) and logged. */
   settle(outcome: RunOutcome): Promise<boolean>;
-  /** Announces that the run is waiting (the caller stored the suspension). */
+  /** Announces that the run is waiting (the caller stored the suspension after `flushed()`). */
   announceSuspension(suspension: NonNullable<RunOutcome['suspension']>): void;
   /** True once any write failed: the stored trail of this run is incomplete. */
   readonly auditIncomplete: boolean;
 }
+
+/**
+ * Steps of one run that may wait for storage while its loop goes on. Writes normally take well
+ * under a provider call; the cap bounds memory when the database stalls.
+ */
+export const MAX_UNWRITTEN_STEPS = 16;
 
 /**
  * Pauses between attempts of the writes that close a run (its outcome, its incomplete-audit flag):
@@ -51,9 +63,10 @@ async function withRetries<T>(write: () => Promise<T>, delaysMs: readonly number
 }
 
 /**
- * Records one run: the privacy-filtered copy goes to storage, in order, each step published only
- * after its write returned (so a subscriber never sees a step that a reload would not show, unless
- * the write failed, which is logged and flagged). Storage failures never stop the run.
+ * Records one run: the privacy-filtered copy goes to storage in order, without holding the loop up,
+ * and each step is published only after its write returned (so a subscriber never sees a step that
+ * a reload would not show, unless the write failed, which is logged and flagged). Storage failures
+ * never stop the run. Publication follows sequence order: a step waits for the steps before it.
  */
 export function createRunRecorder(options: {
   readonly runId: string;
@@ -72,6 +85,9 @@ export function createRunRecorder(options: {
   let settled = false;
   let auditIncomplete = false;
   let flagged = false;
+  /** The publication of the last queued step: steps publish one after another, in sequence. */
+  let published: Promise<void> = Promise.resolve();
+  let unwritten = 0;
 
   /** Stores the incomplete-audit flag once; a failed attempt is tried again when the run settles. */
   const storeFlag = async (delaysMs: readonly number[]) => {
@@ -95,25 +111,33 @@ export function createRunRecorder(options: {
     get auditIncomplete() {
       return auditIncomplete;
     },
-    async recordStep(step) {
+    recordStep(step) {
       sequence += 1;
+      const stepSequence = sequence;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
-      try {
-        await repository.insertStep(runId, sequence, filtered);
-      } catch (error) {
-        await flagIncomplete(error, `step ${sequence}`);
-      }
-      const event: RunBusEvent = { type: 'step', runId, sequence, full, filtered };
-      bus.publish(event);
+      const written = repository.insertStep(runId, stepSequence, filtered).then(
+        () => null,
+        (error: unknown) => ({ error }),
+      );
+      unwritten += 1;
+      published = published.then(async () => {
+        const failed = await written;
+        if (failed) await flagIncomplete(failed.error, `step ${stepSequence}`);
+        unwritten -= 1;
+        bus.publish({ type: 'step', runId, sequence: stepSequence, full, filtered });
+      });
+      return unwritten >= MAX_UNWRITTEN_STEPS ? published : Promise.resolve();
     },
     async recordRequiredStep(step) {
+      await published;
       sequence += 1;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
       await repository.insertStep(runId, sequence, filtered);
       bus.publish({ type: 'step', runId, sequence, full, filtered });
     },
+    flushed: () => published,
     announceSuspension(suspension) {
       bus.publish({ type: 'suspended', runId, previews: suspension.previews, calls: suspension.calls, digest: suspension.digest });
     },
@@ -123,6 +147,7 @@ export function createRunRecorder(options: {
         return false;
       }
       settled = true;
+      await published;
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
       let accepted = false;
       try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { effectiveSkills } from '../access/allowed-tools.ts';
+import { effectiveSkills, type ConfigurationView } from '../access/allowed-tools.ts';
 import type { GateInput } from '../access/gate.ts';
 import type { Services } from '../context.ts';
 import type { ConfigurationRow } from '../db/database.ts';
@@ -22,13 +22,15 @@ import {
 } from '../runtime/loop.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
 import type { Actor } from '../tools/tool.ts';
-import { createBudgetGuard } from './budget-guard.ts';
+import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';
 import { revealApiKey } from './providers.ts';
 import { configurationView, gateInputFor } from './tool-access.ts';
 import { isUuid } from './validate.ts';
 
 export interface RunRequest {
   readonly configurationId: string;
+  /** The configuration row when the caller already read it (saves a query). */
+  readonly configuration?: ConfigurationRow;
   readonly prompt: string;
   readonly actor: Actor | null;
   /** The run's own tool selection, intersected with the configuration's allow-list. */
@@ -50,27 +52,34 @@ export interface SuspendedRun {
 async function prepare(
   services: Services,
   request: Omit<RunRequest, 'prompt'> & { prompt: string },
-  gateFor: (configuration: ConfigurationRow) => Promise<GateInput>,
+  gateFor: (configuration: ConfigurationRow, view: () => Promise<ConfigurationView>) => Promise<GateInput>,
   settingsOverride?: LoopSettings,
-): Promise<LoopInput> {
+): Promise<LoopInput & { readonly budget: RunBudgetGuard }> {
   const { db, registry } = services;
-  const [configuration] = isUuid(request.configurationId) ? await findConfigurationsByIds(db, [request.configurationId]) : [];
+  const [configuration] = request.configuration
+    ? [request.configuration]
+    : isUuid(request.configurationId)
+      ? await findConfigurationsByIds(db, [request.configurationId])
+      : [];
   if (!configuration) throw new NotFoundError('Configuration', request.configurationId);
-  const [model] = await findModelsByIds(db, [configuration.model_id]);
-  if (!model) throw new NotFoundError('Model', configuration.model_id);
-  const [providerRow] = await findProvidersByIds(db, [model.provider_id]);
-  if (!providerRow) throw new NotFoundError('Provider', model.provider_id);
-
-  const runId = request.runId ?? randomUUID();
-  let settings = settingsOverride;
-  if (!settings) {
-    const skills = effectiveSkills(await configurationView(db, configuration));
+  let view: Promise<ConfigurationView> | null = null;
+  const viewOnce = () => (view ??= configurationView(db, configuration));
+  const modelAndProvider = async () => {
+    const [model] = await findModelsByIds(db, [configuration.model_id]);
+    if (!model) throw new NotFoundError('Model', configuration.model_id);
+    const [providerRow] = await findProvidersByIds(db, [model.provider_id]);
+    if (!providerRow) throw new NotFoundError('Provider', model.provider_id);
+    return { model, providerRow };
+  };
+  const settingsOf = async (): Promise<LoopSettings> => {
+    const { model } = await found;
+    const skills = effectiveSkills(await viewOnce());
     const bodies = new Map((await findSkillsByIds(db, skills.map((skill) => skill.id))).map((row) => [row.id, row.body]));
     const system = composeSystemPrompt(
       configuration.system_prompt,
       skills.map((skill) => ({ name: skill.name, body: bodies.get(skill.id) ?? '' })),
     );
-    settings = {
+    return {
       systemPrompt: system.text,
       temperature: configuration.temperature,
       maxTokens: configuration.max_tokens ?? model.max_tokens,
@@ -78,13 +87,23 @@ async function prepare(
       quarantineToolOutput: configuration.quarantine_tool_output,
       toolTimeoutMs: services.config.toolTimeoutMs,
     };
-  }
+  };
+  // Independent reads go out together.
+  const found = modelAndProvider();
+  const [{ model, providerRow }, settings, gate] = await Promise.all([
+    found,
+    settingsOverride ?? settingsOf(),
+    gateFor(configuration, viewOnce),
+  ]);
+
+  const runId = request.runId ?? randomUUID();
   const provider = createProvider({
     kind: providerRow.kind,
     baseUrl: providerRow.base_url,
     apiKey: revealApiKey({ secrets: services.secrets, onSecret: (value) => services.scrubber.add(value) }, providerRow),
     settings: providerRow.settings,
   });
+  const logger = services.logger.child({ runId });
   return {
     runId,
     prompt: request.prompt,
@@ -96,10 +115,13 @@ async function prepare(
     },
     provider,
     registry,
-    gate: await gateFor(configuration),
-    budget: createBudgetGuard(db, { userId: request.actor?.id ?? null, configurationId: configuration.id, modelId: model.id, runId }),
+    gate,
+    budget: createBudgetGuard(
+      { db, writer: services.writer, logger },
+      { userId: request.actor?.id ?? null, configurationId: configuration.id, modelId: model.id, runId },
+    ),
     toolData: services.toolData,
-    logger: services.logger.child({ runId }),
+    logger,
     signal: request.signal,
     onStep: request.onStep,
   };
@@ -110,10 +132,13 @@ async function prepare(
  * skills, switches, budgets), then runs the loop. No persistence of the run itself here.
  */
 export async function executeRun(services: Services, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome; input: LoopInput }> {
-  const input = await prepare(services, request, (configuration) =>
-    gateInputFor(services.db, services.registry, configuration, request.actor, request.selection),
+  const input = await prepare(services, request, (configuration, view) =>
+    gateInputFor(services.db, services.registry, configuration, request.actor, request.selection, view()),
   );
-  return { runId: input.runId, outcome: await runLoop(input), input };
+  const outcome = await runLoop(input);
+  // The run's usage is stored by the time it ends (the last call's row may still be queued).
+  await input.budget.flushed();
+  return { runId: input.runId, outcome, input };
 }
 
 /**
@@ -137,5 +162,7 @@ export async function resumeRun(
     }),
     suspended.settings,
   );
-  return resumeLoop(input, suspended.suspension, decision);
+  const outcome = await resumeLoop(input, suspended.suspension, decision);
+  await input.budget.flushed();
+  return outcome;
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/database.ts';
-import { findBudgetsOf, insertUsageRecord, sumUsageSince } from '../db/repositories/usage.ts';
+import type { BudgetRow, Db } from '../db/database.ts';
+import type { RunWriter } from '../db/repositories/run-writer.ts';
+import { findBudgetsOf, sumUsageSince } from '../db/repositories/usage.ts';
 import { checkBudgets, periodStart, type ApplicableBudget } from '../runtime/budget.ts';
+import type { Logger } from '../logger.ts';
 import type { BudgetGuard } from '../runtime/loop.ts';
 
 export interface BudgetSubject {
@@ -12,18 +14,41 @@ export interface BudgetSubject {
 }
 
 /**
- * Budgets and usage over the database. Every pre-flight reads the current totals, so concurrent
- * runs of one user see each other's recorded calls (a call in flight is not yet counted: the
- * planned cost of THIS call is, which bounds the overshoot to the calls in flight).
+ * Budgets and usage of ONE run over the database.
+ * - The budgets that apply are read once, at the run's first pre-flight: a budget set while a run
+ *   is going applies from the next run (cancel a runaway run with `cancelRun`). Without budgets, a
+ *   pre-flight costs no query.
+ * - Every pre-flight (when budgets apply) reads the current totals, so concurrent runs of one user
+ *   see each other's recorded calls; a call in flight is not yet counted, but the planned cost of
+ *   THIS call is, which bounds the overshoot to the calls in flight.
+ * - `record` queues the usage row on the shared writer (it goes out with the run's next step) and
+ *   returns; the next pre-flight waits for it, and a usage row that could not be stored fails the
+ *   run there, before its next provider call: unrecorded spending must not go on.
  */
-export function createBudgetGuard(db: Db, subject: BudgetSubject, now: () => Date = () => new Date()): BudgetGuard {
+export interface RunBudgetGuard extends BudgetGuard {
+  /** Resolves once every usage row recorded so far is stored or was logged as lost; never throws. */
+  flushed(): Promise<void>;
+}
+
+export function createBudgetGuard(
+  storage: { readonly db: Db; readonly writer: RunWriter; readonly logger: Pick<Logger, 'error'> },
+  subject: BudgetSubject,
+  now: () => Date = () => new Date(),
+): RunBudgetGuard {
+  const { db, writer } = storage;
+  let budgets: Promise<BudgetRow[]> | null = null;
+  let recorded: Promise<void> = Promise.resolve();
+  let recordFailure: { error: unknown } | null = null;
   return {
     async preflight(plannedCost) {
-      const budgets = await findBudgetsOf(db, subject.userId, subject.configurationId);
-      if (budgets.length === 0) return null;
+      await recorded;
+      if (recordFailure) throw recordFailure.error;
+      budgets ??= findBudgetsOf(db, subject.userId, subject.configurationId);
+      const rows = await budgets;
+      if (rows.length === 0) return null;
       const at = now();
       const applicable: ApplicableBudget[] = await Promise.all(
-        budgets.map(async (budget) => ({
+        rows.map(async (budget) => ({
           scope: budget.scope,
           period: budget.period,
           limits: { maxRequests: budget.max_requests, maxTokens: budget.max_tokens, maxCost: budget.max_cost },
@@ -33,16 +58,22 @@ export function createBudgetGuard(db: Db, subject: BudgetSubject, now: () => Dat
       return checkBudgets(applicable, plannedCost);
     },
     async record(usage) {
-      await insertUsageRecord(db, {
-        id: randomUUID(),
-        userId: subject.userId,
-        configurationId: subject.configurationId,
-        runId: subject.runId,
-        modelId: subject.modelId,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        cost: usage.cost,
-      });
+      recorded = writer
+        .insertUsage({
+          id: randomUUID(),
+          userId: subject.userId,
+          configurationId: subject.configurationId,
+          runId: subject.runId,
+          modelId: subject.modelId,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          cost: usage.cost,
+        })
+        .catch((error: unknown) => {
+          storage.logger.error({ err: error, runId: subject.runId }, 'could not record the usage of a provider call; the run stops before its next call');
+          recordFailure = { error };
+        });
     },
+    flushed: () => recorded,
   };
 }

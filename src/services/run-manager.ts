@@ -5,6 +5,7 @@ import type { Services } from '../context.ts';
 import type { Db, RunRow } from '../db/database.ts';
 import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
 import { loadToolState } from '../db/repositories/tool-state.ts';
+import type { RunWriter } from '../db/repositories/run-writer.ts';
 import * as runs from '../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -66,10 +67,10 @@ const runInputSchema = z.object({
 
 const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
 
-function repositoryOver(db: Db): RunRepository {
+function repositoryOver(db: Db, writer: RunWriter): RunRepository {
   return {
     insertStep: (runId, sequence, step) =>
-      runs.insertRunStep(db, { runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
+      writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
     settle: async (runId, outcome: RunOutcome, storedFinalContent) =>
       (await runs.settleRun(db, runId, {
         status: outcome.status,
@@ -105,7 +106,7 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
  * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
  */
 export function createRunManager(services: Omit<Services, 'runs'>, options: RunManagerOptions = {}): RunManager {
-  const { db, logger, secrets, bus } = services;
+  const { db, logger, secrets, bus, writer } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
@@ -119,6 +120,8 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
     runLogger: Logger,
     context: Omit<SuspendedRun, 'suspension'> | null,
   ): Promise<void> {
+    // Every step is stored before the run is parked (a resume continues after the last one) or settled.
+    await recorder.flushed();
     if (stopping && outcome.status === 'CANCELLED') {
       outcome = { ...outcome, status: 'FAILED', terminationReason: 'INTERRUPTED', errorMessage: 'The server stopped before the run finished.' };
     }
@@ -180,13 +183,14 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       track(
         run.id,
         async (controller) => {
-          const recorder = createRunRecorder({ runId: run.id, level, repository: repositoryOver(db), bus, logger: runLogger });
+          const recorder = createRunRecorder({ runId: run.id, level, repository: repositoryOver(db, writer), bus, logger: runLogger });
           let outcome: RunOutcome;
           let context: Omit<SuspendedRun, 'suspension'> | null = null;
           try {
             const result = await executeRun(services as Services, {
               runId: run.id,
-              configurationId: input.configurationId,
+              configurationId: configuration.id,
+              configuration,
               prompt: input.prompt,
               actor,
               selection: input.tools ?? null,
@@ -238,7 +242,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           const recorder = createRunRecorder({
             runId: run.id,
             level: claimed.privacy_level,
-            repository: repositoryOver(db),
+            repository: repositoryOver(db, writer),
             bus,
             logger: runLogger,
             afterSequence: await runs.lastStepSequence(db, run.id),

@@ -34,8 +34,10 @@ export async function gateInputFor(
   configuration: ConfigurationRow,
   actor: Actor | null,
   selection?: readonly string[] | null,
+  /** The configuration's view when the caller already reads it. */
+  knownView?: Promise<ConfigurationView>,
 ): Promise<GateInput> {
-  const [view, state] = await Promise.all([configurationView(db, configuration), loadToolState(db)]);
+  const [view, state] = await Promise.all([knownView ?? configurationView(db, configuration), loadToolState(db)]);
   return { registry, state, actor, allowList: resolveAllowedTools(view, registry.all(), selection) };
 }
 

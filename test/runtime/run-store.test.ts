@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/loop.ts';
 import type { StoredStep } from '../../src/runtime/privacy.ts';
-import { createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
+import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-store.ts';
 
 const LLM_STEP: RunStep = {
   kind: 'LLM',
@@ -60,6 +60,7 @@ describe('run recorder', () => {
     const recorder = createRunRecorder({ runId: 'r1', level: 'METADATA', repository: memory.repository, bus, logger: logger() });
     await recorder.recordStep(LLM_STEP);
     await recorder.recordStep({ ...LLM_STEP, round: 2 });
+    await recorder.flushed();
     expect(memory.steps.map((entry) => entry.sequence)).toEqual([1, 2]);
     expect(memory.steps[0]!.step.content).toBeUndefined();
     expect(memory.steps[0]!.step.contentRedacted).toBe(true);
@@ -91,11 +92,93 @@ describe('run recorder', () => {
     const recorder = createRunRecorder({ runId: 'r3', level: 'FULL', repository: memory.repository, bus, logger: log });
     await recorder.recordStep(LLM_STEP);
     await recorder.recordStep(LLM_STEP);
+    await recorder.flushed();
     expect(recorder.auditIncomplete).toBe(true);
     expect(memory.incomplete()).toBe(1);
     expect(log.lines.filter((line) => line.level === 'error')).toHaveLength(2);
     expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 1 });
     expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 2 });
+  });
+});
+
+describe('run recorder write-behind', () => {
+  /** A repository whose step writes finish only when the test says so. */
+  function manualRepository() {
+    const writes: { sequence: number; finish(error?: Error): void }[] = [];
+    const repository: RunRepository = {
+      insertStep: (_runId, sequence) =>
+        new Promise<void>((resolve, reject) => void writes.push({ sequence, finish: (error) => (error ? reject(error) : resolve()) })),
+      settle: async () => true,
+      markAuditIncomplete: async () => undefined,
+    };
+    return { repository, writes };
+  }
+  const published = (bus: ReturnType<typeof createRunEventBus>, runId: string) => {
+    const sequences: number[] = [];
+    void (async () => {
+      for await (const event of bus.subscribe(runId)) if (event.type === 'step') sequences.push(event.sequence);
+    })();
+    return sequences;
+  };
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('should let the loop go on before the write, and publish in sequence order even when writes finish out of order', async () => {
+    const bus = createRunEventBus();
+    const seen = published(bus, 'w1');
+    const { repository, writes } = manualRepository();
+    const recorder = createRunRecorder({ runId: 'w1', level: 'FULL', repository, bus, logger: logger() });
+    for (let round = 1; round <= 3; round++) await recorder.recordStep({ ...LLM_STEP, round });
+    expect(writes.map((write) => write.sequence)).toEqual([1, 2, 3]);
+    writes[2]!.finish();
+    writes[1]!.finish();
+    await tick();
+    expect(seen).toEqual([]); // step 1 is not written yet: nothing after it may be published
+    writes[0]!.finish();
+    await recorder.flushed();
+    await tick();
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it(`should hold the loop once ${MAX_UNWRITTEN_STEPS} steps of the run wait for storage`, async () => {
+    const { repository, writes } = manualRepository();
+    const recorder = createRunRecorder({ runId: 'w2', level: 'FULL', repository, bus: createRunEventBus(), logger: logger() });
+    for (let index = 1; index < MAX_UNWRITTEN_STEPS; index++) await recorder.recordStep(LLM_STEP);
+    let returned = false;
+    const held = recorder.recordStep(LLM_STEP).then(() => (returned = true));
+    await tick();
+    expect(returned).toBe(false);
+    for (const write of writes) write.finish();
+    await held;
+    expect(returned).toBe(true);
+  });
+
+  it('should store a required step only after the steps queued before it, and settle only after all of them', async () => {
+    const { repository, writes } = manualRepository();
+    const bus = createRunEventBus();
+    const events = bus.subscribe('w3');
+    const recorder = createRunRecorder({ runId: 'w3', level: 'FULL', repository, bus, logger: logger() });
+    await recorder.recordStep(LLM_STEP);
+    const required = recorder.recordRequiredStep({ ...LLM_STEP, round: 2 });
+    await tick();
+    expect(writes.map((write) => write.sequence)).toEqual([1]);
+    writes[0]!.finish();
+    while (writes.length < 2) await tick();
+    writes[1]!.finish();
+    await required;
+    const settled = recorder.settle(OUTCOME);
+    expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 1 });
+    expect((await events.next()).value).toMatchObject({ type: 'step', sequence: 2 });
+    expect(await settled).toBe(true);
+    expect((await events.next()).value).toMatchObject({ type: 'finished' });
+  });
+
+  it('should throw from a required step that cannot be stored', async () => {
+    const { repository, writes } = manualRepository();
+    const recorder = createRunRecorder({ runId: 'w4', level: 'FULL', repository, bus: createRunEventBus(), logger: logger() });
+    const required = recorder.recordRequiredStep(LLM_STEP);
+    while (writes.length < 1) await tick();
+    writes[0]!.finish(new Error('disk full'));
+    await expect(required).rejects.toThrow('disk full');
   });
 });
 

@@ -250,6 +250,7 @@ describe('the closing writes of a run during a database outage', () => {
     const { state, repository } = flakyRepository();
     const recorder = createRunRecorder({ runId: 'r', level: 'FULL', repository, bus: createRunEventBus(), logger: quietLogger, retryDelaysMs: [5, 5, 5, 5, 5, 5] });
     await recorder.recordStep(step);
+    await recorder.flushed();
     expect(recorder.auditIncomplete).toBe(true);
     expect(state.flagged).toBe(0);
     setTimeout(() => (state.down = false), 12);

@@ -266,7 +266,7 @@ describe.each(TEST_DATABASES)('prompt injection through tool output on %s', (kin
       provider: model.provider,
       registry,
       gate: await gateInputFor(db, registry, configuration!, reader),
-      budget: createBudgetGuard(db, { userId: reader.id, configurationId: configuration!.id, modelId, runId }),
+      budget: createBudgetGuard({ db, writer: t.app.services.writer, logger: t.app.services.logger }, { userId: reader.id, configurationId: configuration!.id, modelId, runId }),
       toolData: t.app.services.toolData,
       logger: t.app.services.logger.child({ runId }),
       signal: new AbortController().signal,

@@ -13,7 +13,7 @@ import { onlyUuids } from '../errors.ts';
  */
 const UNSTORABLE_JSON_ESCAPE = /\\\\|\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
 
-function storableJson(value: object): string {
+export function storableJson(value: object): string {
   return JSON.stringify(value).replace(UNSTORABLE_JSON_ESCAPE, (escape) => (escape === '\\\\' ? escape : '\\ufffd'));
 }
 
@@ -29,23 +29,6 @@ export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<Run
   const valid = onlyUuids(ids);
   if (valid.length === 0) return [];
   return db.selectFrom('runs').selectAll().where('id', 'in', valid).execute();
-}
-
-export async function insertRunStep(
-  db: Db,
-  step: { runId: string; sequence: number; kind: RunStepRow['kind']; round: number; durationMs: number | null; payload: object },
-): Promise<void> {
-  await db
-    .insertInto('run_steps')
-    .values({
-      run_id: step.runId,
-      sequence: step.sequence,
-      kind: step.kind,
-      round: step.round,
-      duration_ms: step.durationMs,
-      payload: storableJson(step.payload),
-    })
-    .execute();
 }
 
 export interface Settlement {

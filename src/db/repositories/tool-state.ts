@@ -8,13 +8,15 @@ export interface StoredToolState {
 
 /** Every stored switch. Missing entries mean "not overridden" (see access/availability.ts). */
 export async function loadToolState(db: Db): Promise<StoredToolState> {
-  const [groups, tools] = await Promise.all([
-    db.selectFrom('tool_group_state').select(['name', 'enabled']).execute(),
-    db.selectFrom('tool_state').select(['name', 'enabled']).execute(),
-  ]);
+  // One round trip: this runs at the start of every run.
+  const rows = await db
+    .selectFrom('tool_group_state')
+    .select(['name', 'enabled', sql<boolean>`true`.as('is_group')])
+    .unionAll(db.selectFrom('tool_state').select(['name', 'enabled', sql<boolean>`false`.as('is_group')]))
+    .execute();
   return {
-    groups: new Map(groups.map((row) => [row.name, row.enabled])),
-    tools: new Map(tools.map((row) => [row.name, row.enabled])),
+    groups: new Map(rows.filter((row) => row.is_group).map((row) => [row.name, row.enabled])),
+    tools: new Map(rows.filter((row) => !row.is_group).map((row) => [row.name, row.enabled])),
   };
 }
 

@@ -361,7 +361,7 @@ async function* streamRun(
   context: Context,
   runId: string,
   events: AsyncIterableIterator<RunBusEvent>,
-  options: { lastSequence?: number; onLeave?: () => void; endOnSuspension?: boolean } = {},
+  options: { lastSequence?: number; onLeave?: () => void; endOnSuspension?: boolean; startedRun?: RunRow } = {},
 ): AsyncGenerator<ClientEvent> {
   const viewer = context.viewer!;
   let lastSequence = options.lastSequence ?? 0;
@@ -369,7 +369,7 @@ async function* streamRun(
   try {
     for await (const event of events) {
       if (event.type === 'started') {
-        yield { kind: 'started', run: await loadRun(context, runId) };
+        yield { kind: 'started', run: options.startedRun ?? (await loadRun(context, runId)) };
       } else if (event.type === 'step') {
         if (event.sequence <= lastSequence) continue;
         lastSequence = event.sequence;
@@ -443,7 +443,7 @@ builder.subscriptionFields((t) => ({
         ...input,
         configurationId: decodeIdFor('Configuration', input.configurationId),
       });
-      return releasedOnReturn(streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true }), async () => {
+      return releasedOnReturn(streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true, startedRun: started.run }), async () => {
         await started.events.return?.();
         started.cancel();
       });

@@ -1,0 +1,153 @@
+import type { Db, RunStepRow } from '../database.ts';
+import { storableJson } from './runs.ts';
+
+export interface StepWrite {
+  readonly runId: string;
+  readonly sequence: number;
+  readonly kind: RunStepRow['kind'];
+  readonly round: number;
+  readonly durationMs: number | null;
+  readonly payload: object;
+}
+
+export interface UsageWrite {
+  readonly id: string;
+  readonly userId: string | null;
+  readonly configurationId: string;
+  readonly runId: string;
+  readonly modelId: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cost: number;
+}
+
+/**
+ * Group commit for the rows every run writes many of (its steps and its usage records): writes
+ * queued while a statement is in flight go out together in ONE multi-row statement (steps and
+ * usage in one `WITH … INSERT`, so one round trip and one transaction). Each promise settles when
+ * the statement carrying its row has committed or failed. Statements go out one at a time, in the
+ * order the rows were queued, so a run's rows are never reordered.
+ */
+export interface RunWriter {
+  insertStep(step: StepWrite): Promise<void>;
+  insertUsage(usage: UsageWrite): Promise<void>;
+  /** Rows queued or in flight (for tests and metrics). */
+  readonly pending: number;
+}
+
+/** Rows per statement: far below PostgreSQL's 65 535 bind parameters (8 per usage row). */
+export const MAX_ROWS_PER_STATEMENT = 500;
+
+type Queued =
+  | { readonly table: 'run_steps'; readonly row: StepRowValues; resolve(): void; reject(error: unknown): void }
+  | { readonly table: 'usage_records'; readonly row: UsageRowValues; resolve(): void; reject(error: unknown): void };
+
+type StepRowValues = { run_id: string; sequence: number; kind: RunStepRow['kind']; round: number; duration_ms: number | null; payload: string };
+type UsageRowValues = {
+  id: string;
+  user_id: string | null;
+  configuration_id: string;
+  run_id: string;
+  model_id: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+};
+
+/**
+ * True when the server reported that the statement failed (so, in autocommit, nothing of it was
+ * stored), rather than the connection failing, which may have lost the acknowledgement of a commit.
+ * SQLSTATE classes 08 (connection) and 57 (operator intervention, e.g. a terminated backend) are
+ * not proof of a rollback.
+ */
+function certainlyRolledBack(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
+}
+
+export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number } = {}): RunWriter {
+  const maxRows = options.maxRowsPerStatement ?? MAX_ROWS_PER_STATEMENT;
+  const queue: Queued[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  let flushing = false;
+
+  const write = async (batch: readonly Queued[]) => {
+    const steps = batch.flatMap((item) => (item.table === 'run_steps' ? [item.row] : []));
+    const usage = batch.flatMap((item) => (item.table === 'usage_records' ? [item.row] : []));
+    if (steps.length > 0 && usage.length > 0) {
+      await db.with('stored_steps', (qb) => qb.insertInto('run_steps').values(steps)).insertInto('usage_records').values(usage).execute();
+    } else if (steps.length > 0) {
+      await db.insertInto('run_steps').values(steps).execute();
+    } else {
+      await db.insertInto('usage_records').values(usage).execute();
+    }
+  };
+
+  const flush = async () => {
+    scheduled = false;
+    flushing = true;
+    while (queue.length > 0) {
+      const batch = queue.splice(0, maxRows);
+      try {
+        await write(batch);
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        if (batch.length > 1 && certainlyRolledBack(error)) {
+          // One bad row must not cost the other runs their rows: each is tried alone.
+          for (const item of batch) {
+            await write([item]).then(item.resolve, item.reject);
+          }
+        } else {
+          for (const item of batch) item.reject(error);
+        }
+      }
+      inFlight -= batch.length;
+    }
+    flushing = false;
+  };
+
+  const enqueue = (item: Omit<Queued, 'resolve' | 'reject'>) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ ...item, resolve, reject } as Queued);
+      inFlight += 1;
+      // Rows queued while a statement is in flight join the next one; otherwise wait one turn of
+      // the event loop so that the rows other runs are about to write go out together.
+      if (!flushing && !scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
+    });
+
+  return {
+    insertStep: (step) =>
+      enqueue({
+        table: 'run_steps',
+        row: {
+          run_id: step.runId,
+          sequence: step.sequence,
+          kind: step.kind,
+          round: step.round,
+          duration_ms: step.durationMs,
+          payload: storableJson(step.payload),
+        },
+      }),
+    insertUsage: (usage) =>
+      enqueue({
+        table: 'usage_records',
+        row: {
+          id: usage.id,
+          user_id: usage.userId,
+          configuration_id: usage.configurationId,
+          run_id: usage.runId,
+          model_id: usage.modelId,
+          prompt_tokens: usage.promptTokens,
+          completion_tokens: usage.completionTokens,
+          cost: usage.cost,
+        },
+      }),
+    get pending() {
+      return inFlight;
+    },
+  };
+}
