@@ -3,7 +3,9 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, micro
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro
+ *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
+ *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
  * Every figure is a median of interleaved repetitions and is shown as a ratio to a baseline measured
  * in the same run: the machine is small and noisy, absolute numbers do not travel.
@@ -16,12 +18,13 @@ import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
 import { progressDone } from './lib/progress.ts';
 import { runAgentRuns } from './workloads/agent-runs.ts';
 import { fanoutTarget, runFanout } from './workloads/fanout.ts';
+import { runLoad } from './workloads/load.ts';
 import { runMemory } from './workloads/memory.ts';
 import { runMicro } from './workloads/micro.ts';
 import { runPersistence } from './workloads/persistence.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,micro').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -124,6 +127,18 @@ async function main(): Promise<void> {
       ],
       result,
     };
+  });
+
+  await attempt('load', 'Load — 200 concurrent runs + 1 000 idle subscriptions for 60 s (PostgreSQL)', async () => {
+    const result = await runLoad({
+      concurrency: quick ? 20 : 200,
+      subscriptions: quick ? 100 : 1000,
+      durationSeconds: Number(process.env.BENCH_LOAD_SECONDS ?? (quick ? '10' : '60')),
+      warmUpSeconds: Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? (quick ? '5' : '60')),
+      latencyMs: 20,
+      k: 3,
+    });
+    return { table: result.table, targets: result.targets, result };
   });
 
   await attempt('micro', 'Workload 5 — micro: the tool-result seam on 50 KB inputs', async () => {
