@@ -2,12 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { effectiveSkills, type ConfigurationView } from '../access/allowed-tools.ts';
 import type { GateInput } from '../access/gate.ts';
 import type { Services } from '../context.ts';
-import type { ConfigurationRow } from '../db/database.ts';
-import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
-import { findModelsByIds } from '../db/repositories/models.ts';
-import { findProvidersByIds } from '../db/repositories/providers.ts';
+import { loadRunSetup, type RunSetup } from '../db/repositories/run-setup.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
-import { loadToolState } from '../db/repositories/tool-state.ts';
 import { NotFoundError } from '../errors.ts';
 import { createProvider } from '../providers/create-provider.ts';
 import {
@@ -25,12 +21,11 @@ import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';
 import { revealApiKey } from './providers.ts';
 import { configurationView, gateInputFor } from './tool-access.ts';
-import { isUuid } from './validate.ts';
 
 export interface RunRequest {
   readonly configurationId: string;
-  /** The configuration row when the caller already read it (saves a query). */
-  readonly configuration?: ConfigurationRow;
+  /** The run's setup when the caller already read it (`loadRunSetup`). */
+  readonly setup?: RunSetup;
   readonly prompt: string;
   readonly actor: Actor | null;
   /** The run's own tool selection, intersected with the configuration's allow-list. */
@@ -52,27 +47,18 @@ export interface SuspendedRun {
 async function prepare(
   services: Services,
   request: Omit<RunRequest, 'prompt'> & { prompt: string },
-  gateFor: (configuration: ConfigurationRow, view: () => Promise<ConfigurationView>) => Promise<GateInput>,
+  gateFor: (setup: RunSetup, view: () => Promise<ConfigurationView>) => Promise<GateInput>,
   settingsOverride?: LoopSettings,
 ): Promise<LoopInput & { readonly budget: RunBudgetGuard }> {
   const { db, registry } = services;
-  const [configuration] = request.configuration
-    ? [request.configuration]
-    : isUuid(request.configurationId)
-      ? await findConfigurationsByIds(db, [request.configurationId])
-      : [];
-  if (!configuration) throw new NotFoundError('Configuration', request.configurationId);
+  const setup = request.setup ?? (await loadRunSetup(db, request.configurationId, request.actor?.id ?? null));
+  if (!setup) throw new NotFoundError('Configuration', request.configurationId);
+  const { configuration, model, provider: providerRow } = setup;
+  if (!model) throw new NotFoundError('Model', configuration.model_id);
+  if (!providerRow) throw new NotFoundError('Provider', model.provider_id);
   let view: Promise<ConfigurationView> | null = null;
-  const viewOnce = () => (view ??= configurationView(db, configuration));
-  const modelAndProvider = async () => {
-    const [model] = await findModelsByIds(db, [configuration.model_id]);
-    if (!model) throw new NotFoundError('Model', configuration.model_id);
-    const [providerRow] = await findProvidersByIds(db, [model.provider_id]);
-    if (!providerRow) throw new NotFoundError('Provider', model.provider_id);
-    return { model, providerRow };
-  };
+  const viewOnce = () => (view ??= configurationView(db, configuration, setup.skillIds));
   const settingsOf = async (): Promise<LoopSettings> => {
-    const { model } = await found;
     const skills = effectiveSkills(await viewOnce());
     const bodies = new Map((await findSkillsByIds(db, skills.map((skill) => skill.id))).map((row) => [row.id, row.body]));
     const system = composeSystemPrompt(
@@ -88,13 +74,7 @@ async function prepare(
       toolTimeoutMs: services.config.toolTimeoutMs,
     };
   };
-  // Independent reads go out together.
-  const found = modelAndProvider();
-  const [{ model, providerRow }, settings, gate] = await Promise.all([
-    found,
-    settingsOverride ?? settingsOf(),
-    gateFor(configuration, viewOnce),
-  ]);
+  const [settings, gate] = await Promise.all([settingsOverride ?? settingsOf(), gateFor(setup, viewOnce)]);
 
   const runId = request.runId ?? randomUUID();
   const provider = createProvider({
@@ -119,6 +99,7 @@ async function prepare(
     budget: createBudgetGuard(
       { db, writer: services.writer, logger },
       { userId: request.actor?.id ?? null, configurationId: configuration.id, modelId: model.id, runId },
+      { budgets: setup.budgets },
     ),
     toolData: services.toolData,
     logger,
@@ -132,8 +113,8 @@ async function prepare(
  * skills, switches, budgets), then runs the loop. No persistence of the run itself here.
  */
 export async function executeRun(services: Services, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome; input: LoopInput }> {
-  const input = await prepare(services, request, (configuration, view) =>
-    gateInputFor(services.db, services.registry, configuration, request.actor, request.selection, view()),
+  const input = await prepare(services, request, (setup, view) =>
+    gateInputFor(services.db, services.registry, setup.configuration, request.actor, request.selection, { view: view(), state: setup.toolState }),
   );
   const outcome = await runLoop(input);
   // The run's usage is stored by the time it ends (the last call's row may still be queued).
@@ -154,9 +135,9 @@ export async function resumeRun(
   const input = await prepare(
     services,
     { ...request, prompt: '' },
-    async () => ({
+    async (setup) => ({
       registry: services.registry,
-      state: await loadToolState(services.db),
+      state: setup.toolState,
       actor: request.actor,
       allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
     }),

@@ -15,8 +15,8 @@ export interface BudgetSubject {
 
 /**
  * Budgets and usage of ONE run over the database.
- * - The budgets that apply are read once, at the run's first pre-flight: a budget set while a run
- *   is going applies from the next run (cancel a runaway run with `cancelRun`). Without budgets, a
+ * - The budgets that apply are read once per run (with its setup, or at its first pre-flight): a
+ *   budget set while a run is going applies from the next run (cancel a runaway run with `cancelRun`). Without budgets, a
  *   pre-flight costs no query.
  * - Every pre-flight (when budgets apply) reads the current totals, so concurrent runs of one user
  *   see each other's recorded calls; a call in flight is not yet counted, but the planned cost of
@@ -33,10 +33,11 @@ export interface RunBudgetGuard extends BudgetGuard {
 export function createBudgetGuard(
   storage: { readonly db: Db; readonly writer: RunWriter; readonly logger: Pick<Logger, 'error'> },
   subject: BudgetSubject,
-  now: () => Date = () => new Date(),
+  options: { readonly budgets?: readonly BudgetRow[]; readonly now?: () => Date } = {},
 ): RunBudgetGuard {
   const { db, writer } = storage;
-  let budgets: Promise<BudgetRow[]> | null = null;
+  const now = options.now ?? (() => new Date());
+  let budgets: Promise<readonly BudgetRow[]> | null = options.budgets ? Promise.resolve(options.budgets) : null;
   let recorded: Promise<void> = Promise.resolve();
   let recordFailure: { error: unknown } | null = null;
   return {

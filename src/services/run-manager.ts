@@ -5,7 +5,7 @@ import type { Services } from '../context.ts';
 import type { Db, RunRow } from '../db/database.ts';
 import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
 import { loadToolState } from '../db/repositories/tool-state.ts';
-import type { RunWriter } from '../db/repositories/run-writer.ts';
+import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -15,7 +15,7 @@ import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime
 import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
 import type { Actor } from '../tools/tool.ts';
 import { executeRun, resumeRun, type SuspendedRun } from './agent-runs.ts';
-import { isUuid, parseInput } from './validate.ts';
+import { parseInput } from './validate.ts';
 
 export interface RunManagerOptions {
   /** How often a process proves its runs are alive (default 10 s). */
@@ -47,6 +47,11 @@ export interface RunManager {
   visibleRun(actor: Actor, runId: string): Promise<RunRow | null>;
   /** The sealed state of a waiting run, opened (for the approver's view). */
   suspendedState(run: RunRow): SuspendedRun | null;
+  /**
+   * The stored row of a run that just finished, for the streams' finished events: the row this
+   * process settled (kept for the most recent runs), else one read shared by concurrent callers.
+   */
+  finishedRun(runId: string): Promise<RunRow | null>;
   /** Stored steps after `afterSequence`, as the persisted (filtered) copy. */
   replay(runId: string, afterSequence: number): Promise<{ sequence: number; step: StoredStep }[]>;
   subscribe(runId: string): AsyncIterableIterator<RunBusEvent>;
@@ -65,27 +70,10 @@ const runInputSchema = z.object({
     .nullish(),
 });
 
-const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
+/** Settled rows kept for the finished events of their streams (a few seconds' worth of runs). */
+const SETTLED_ROWS_KEPT = 1_024;
 
-function repositoryOver(db: Db, writer: RunWriter): RunRepository {
-  return {
-    insertStep: (runId, sequence, step) =>
-      writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
-    settle: async (runId, outcome: RunOutcome, storedFinalContent) =>
-      (await runs.settleRun(db, runId, {
-        status: outcome.status,
-        terminationReason: outcome.terminationReason ?? 'COMPLETED',
-        truncated: outcome.truncated,
-        iterations: outcome.iterations,
-        finalContent: storedFinalContent,
-        promptTokens: outcome.usage.promptTokens,
-        completionTokens: outcome.usage.completionTokens,
-        estimatedCost: outcome.usage.cost,
-        errorMessage: outcome.errorMessage,
-      })) !== undefined,
-    markAuditIncomplete: (runId) => runs.markAuditIncomplete(db, runId),
-  };
-}
+const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
 
 function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
   return {
@@ -111,6 +99,36 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   const sealContext = (runId: string) => `run:${runId}:suspended`;
+  const settledRows = new Map<string, RunRow>();
+  const rowReads = new Map<string, Promise<RunRow | null>>();
+  const rememberSettled = (row: RunRow) => {
+    settledRows.set(row.id, row);
+    if (settledRows.size > SETTLED_ROWS_KEPT) settledRows.delete(settledRows.keys().next().value!);
+  };
+
+  const repository: RunRepository = {
+    insertStep: (runId, sequence, step) =>
+      writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
+    settle: async (runId, outcome: RunOutcome, storedFinalContent) => {
+      const row = await runs.settleRun(db, runId, {
+        status: outcome.status,
+        terminationReason: outcome.terminationReason ?? 'COMPLETED',
+        truncated: outcome.truncated,
+        iterations: outcome.iterations,
+        finalContent: storedFinalContent,
+        promptTokens: outcome.usage.promptTokens,
+        completionTokens: outcome.usage.completionTokens,
+        estimatedCost: outcome.usage.cost,
+        errorMessage: outcome.errorMessage,
+      });
+      if (row) rememberSettled(row);
+      return row !== undefined;
+    },
+    markAuditIncomplete: async (runId) => {
+      settledRows.delete(runId);
+      await runs.markAuditIncomplete(db, runId);
+    },
+  };
 
   /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */
   async function conclude(
@@ -165,8 +183,9 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
     async start(actor, rawInput) {
       if (stopping) throw new ForbiddenError('The server is shutting down; start the run again in a moment.');
       const input = parseInput(runInputSchema, rawInput);
-      const [configuration] = isUuid(input.configurationId) ? await findConfigurationsByIds(db, [input.configurationId]) : [];
-      if (!configuration) throw new NotFoundError('Configuration', input.configurationId);
+      const setup = await loadRunSetup(db, input.configurationId, actor.id);
+      if (!setup) throw new NotFoundError('Configuration', input.configurationId);
+      const { configuration } = setup;
       const level: PrivacyLevel = configuration.privacy_level;
       const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
       const run = await runs.insertRun(db, {
@@ -183,14 +202,14 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       track(
         run.id,
         async (controller) => {
-          const recorder = createRunRecorder({ runId: run.id, level, repository: repositoryOver(db, writer), bus, logger: runLogger });
+          const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger });
           let outcome: RunOutcome;
           let context: Omit<SuspendedRun, 'suspension'> | null = null;
           try {
             const result = await executeRun(services as Services, {
               runId: run.id,
               configurationId: configuration.id,
-              configuration,
+              setup,
               prompt: input.prompt,
               actor,
               selection: input.tools ?? null,
@@ -242,7 +261,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           const recorder = createRunRecorder({
             runId: run.id,
             level: claimed.privacy_level,
-            repository: repositoryOver(db, writer),
+            repository,
             bus,
             logger: runLogger,
             afterSequence: await runs.lastStepSequence(db, run.id),
@@ -322,7 +341,10 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           estimatedCost: run.estimated_cost,
           errorMessage: null,
         });
-        if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null });
+        if (settled) {
+          rememberSettled(settled);
+          bus.publish({ type: 'finished', runId: run.id, finalContent: null });
+        }
         return settled ?? run;
       }
       return run;
@@ -332,6 +354,18 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       const [run] = await runs.findRunsByIds(db, [runId]);
       if (!run) return null;
       return actor.isAdmin || run.user_id === actor.id ? run : null;
+    },
+
+    finishedRun(runId) {
+      const settled = settledRows.get(runId);
+      if (settled) return Promise.resolve(settled);
+      let read = rowReads.get(runId);
+      if (!read) {
+        read = runs.findRunsByIds(db, [runId]).then((rows) => rows[0] ?? null);
+        rowReads.set(runId, read);
+        void read.finally(() => rowReads.delete(runId)).catch(() => undefined);
+      }
+      return read;
     },
 
     async replay(runId, afterSequence) {

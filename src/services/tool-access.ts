@@ -3,13 +3,16 @@ import { explain, type GateInput, type ToolExplanation } from '../access/gate.ts
 import type { ConfigurationRow, Db } from '../db/database.ts';
 import { findSkillIdsOfConfigurations } from '../db/repositories/configurations.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
-import { loadToolState } from '../db/repositories/tool-state.ts';
+import { loadToolState, type StoredToolState } from '../db/repositories/tool-state.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Actor } from '../tools/tool.ts';
 
-/** The configuration as the access rules see it: its skills in attached order, groups, trust floor. */
-export async function configurationView(db: Db, configuration: ConfigurationRow): Promise<ConfigurationView> {
-  const skillIds = (await findSkillIdsOfConfigurations(db, [configuration.id])).get(configuration.id) ?? [];
+/**
+ * The configuration as the access rules see it: its skills in attached order, groups, trust floor.
+ * `knownSkillIds`: the configuration's skill ids when the caller already read them.
+ */
+export async function configurationView(db: Db, configuration: ConfigurationRow, knownSkillIds?: readonly string[]): Promise<ConfigurationView> {
+  const skillIds = knownSkillIds ?? (await findSkillIdsOfConfigurations(db, [configuration.id])).get(configuration.id) ?? [];
   const rows = new Map((await findSkillsByIds(db, skillIds)).map((row) => [row.id, row]));
   return {
     trustFloor: configuration.trust_floor,
@@ -34,10 +37,10 @@ export async function gateInputFor(
   configuration: ConfigurationRow,
   actor: Actor | null,
   selection?: readonly string[] | null,
-  /** The configuration's view when the caller already reads it. */
-  knownView?: Promise<ConfigurationView>,
+  /** What the caller already read (a run reads its whole setup in one statement). */
+  known: { view?: Promise<ConfigurationView>; state?: StoredToolState } = {},
 ): Promise<GateInput> {
-  const [view, state] = await Promise.all([knownView ?? configurationView(db, configuration), loadToolState(db)]);
+  const [view, state] = await Promise.all([known.view ?? configurationView(db, configuration), known.state ?? loadToolState(db)]);
   return { registry, state, actor, allowList: resolveAllowedTools(view, registry.all(), selection) };
 }
 

@@ -26,8 +26,8 @@ describe.each(TEST_DATABASES)('budget guard of one run on %s', (kind) => {
   const counting = () => {
     const state = { statements: 0 };
     const plugin: KyselyPlugin = {
-      transformQuery: (args) => ((state.statements += 1), args.node),
-      transformResult: async (args) => args.result,
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => ((state.statements += 1), args.result),
     };
     return { db: db.withPlugin(plugin), state };
   };

@@ -6,18 +6,24 @@ export interface StoredToolState {
   readonly tools: ReadonlyMap<string, boolean>;
 }
 
-/** Every stored switch. Missing entries mean "not overridden" (see access/availability.ts). */
-export async function loadToolState(db: Db): Promise<StoredToolState> {
-  // One round trip: this runs at the start of every run.
-  const rows = await db
+/** Every switch, groups and tools in one query (also nested in `loadRunSetup`). */
+export function switchesQuery(db: Db) {
+  return db
     .selectFrom('tool_group_state')
     .select(['name', 'enabled', sql<boolean>`true`.as('is_group')])
-    .unionAll(db.selectFrom('tool_state').select(['name', 'enabled', sql<boolean>`false`.as('is_group')]))
-    .execute();
+    .unionAll(db.selectFrom('tool_state').select(['name', 'enabled', sql<boolean>`false`.as('is_group')]));
+}
+
+export function toToolState(rows: readonly { name: string; enabled: boolean; is_group: boolean }[]): StoredToolState {
   return {
     groups: new Map(rows.filter((row) => row.is_group).map((row) => [row.name, row.enabled])),
     tools: new Map(rows.filter((row) => !row.is_group).map((row) => [row.name, row.enabled])),
   };
+}
+
+/** Every stored switch. Missing entries mean "not overridden" (see access/availability.ts). */
+export async function loadToolState(db: Db): Promise<StoredToolState> {
+  return toToolState(await switchesQuery(db).execute());
 }
 
 export async function saveGroupEnabled(db: Db, name: string, enabled: boolean): Promise<void> {

@@ -384,7 +384,8 @@ async function* streamRun(
         }
       } else {
         finished = true;
-        const run = await loadRun(context, runId);
+        const run = await context.services.runs.finishedRun(runId);
+        if (!run) throw new NotFoundError('Run', runId);
         const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
         yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run };
         return;
