@@ -35,7 +35,7 @@ try {
   const airlock = await startAirlock(kind, { fakeBaseUrl, k: 3, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
   const driver = await startDriver('bench/agent-driver.ts');
   const request = { type: 'batch', variant: 'airlock', runs, concurrency: 8, k: 3, fakeBaseUrl, airlock: { wsUrl: airlock.wsUrl, token: airlock.userToken, configurationId: airlock.configurationId } };
-  await driver.request<BatchResult>({ ...request, runs: 40 });
+  await driver.request<BatchResult>({ ...request, runs: 600 });
   const result = await driver.request<BatchResult>(request);
   console.log(`${runs} runs at c=8 on ${kind}: ${(result.wallMs / result.steps).toFixed(2)} wall ms/step`);
   await driver.stop();

@@ -87,6 +87,7 @@ async function main(): Promise<void> {
       k: 3,
       concurrencies: [1, 8, 64],
       repetitions: quick ? 2 : 4,
+      warmUpRuns: quick ? 40 : 400,
       latencyMs: Number(process.env.BENCH_FAKE_LATENCY_MS ?? '0'),
     });
     return { table: result.table, targets: agentTargets(result), result };

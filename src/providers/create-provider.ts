@@ -28,8 +28,6 @@ export interface ProviderConfig {
   readonly baseUrl: string | null;
   readonly apiKey: string | null;
   readonly settings: unknown;
-  /** Injected by tests; defaults to the platform fetch. */
-  readonly fetch?: typeof fetch;
 }
 
 /** Builds the adapter a provider row describes. */
@@ -41,7 +39,6 @@ export function createProvider(config: ProviderConfig): LlmProvider {
     apiKey: config.apiKey,
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     ...(settings.headers === undefined ? {} : { headers: settings.headers }),
-    ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
   };
   switch (config.kind) {
     case 'OPENAI':

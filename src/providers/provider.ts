@@ -97,6 +97,4 @@ export interface HttpProviderOptions {
   readonly timeoutMs?: number;
   /** Extra headers from the provider's settings (e.g. OpenRouter's `HTTP-Referer`). */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Injected for tests; defaults to the platform fetch. */
-  readonly fetch?: typeof fetch;
 }
