@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeIdFor } from '../../src/graphql/ids.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
@@ -159,4 +161,27 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
       await Promise.all(clients.map((client) => client.dispose()));
     }
   }, 60_000);
+
+  it('should hand every finished stream the row this process settled, and share one read for a run it did not settle', async () => {
+    const client = wsClient(url, t.adminToken);
+    try {
+      const events = await collect(client, RUN_AGENT, { input: { configurationId: fast, prompt: 'settled here' } });
+      const finishedId = decodeIdFor('Run', events.at(-1).run.id);
+      const { runs, db } = t.app.services;
+      const row = await runs.finishedRun(finishedId);
+      expect(row).toMatchObject({ id: finishedId, status: 'COMPLETED', iterations: 2 });
+      expect(await runs.finishedRun(finishedId)).toBe(row); // the settled row itself: no read
+      // A run this process did not settle (inserted behind its back).
+      const [stored] = await db
+        .insertInto('runs')
+        .values({ id: randomUUID(), configuration_id: null, user_id: null, status: 'COMPLETED', prompt: null, privacy_level: 'METADATA' })
+        .returning('id')
+        .execute();
+      const [first, second] = [runs.finishedRun(stored!.id), runs.finishedRun(stored!.id)];
+      expect(first).toBe(second); // concurrent readers share one query
+      expect((await first)?.id).toBe(stored!.id);
+    } finally {
+      await client.dispose();
+    }
+  });
 });
