@@ -8,6 +8,8 @@ export interface RunRepository {
   /** False when the run was already settled (settling is exactly-once). */
   settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<boolean>;
   markAuditIncomplete(runId: string): Promise<void>;
+  /** Optional: someone waits for the queued step writes, so they should go out now. */
+  expedite?(): void;
 }
 
 export interface RecorderLogger {
@@ -127,17 +129,25 @@ export function createRunRecorder(options: {
         unwritten -= 1;
         bus.publish({ type: 'step', runId, sequence: stepSequence, full, filtered });
       });
-      return unwritten >= MAX_UNWRITTEN_STEPS ? published : Promise.resolve();
+      if (unwritten < MAX_UNWRITTEN_STEPS) return Promise.resolve();
+      repository.expedite?.();
+      return published;
     },
     async recordRequiredStep(step) {
+      repository.expedite?.();
       await published;
       sequence += 1;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
-      await repository.insertStep(runId, sequence, filtered);
+      const written = repository.insertStep(runId, sequence, filtered);
+      repository.expedite?.();
+      await written;
       bus.publish({ type: 'step', runId, sequence, full, filtered });
     },
-    flushed: () => published,
+    flushed: () => {
+      repository.expedite?.();
+      return published;
+    },
     announceSuspension(suspension) {
       bus.publish({ type: 'suspended', runId, previews: suspension.previews, calls: suspension.calls, digest: suspension.digest });
     },
@@ -147,6 +157,7 @@ export function createRunRecorder(options: {
         return false;
       }
       settled = true;
+      repository.expedite?.();
       await published;
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
       let accepted = false;

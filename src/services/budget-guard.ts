@@ -21,9 +21,10 @@ export interface BudgetSubject {
  * - Every pre-flight (when budgets apply) reads the current totals, so concurrent runs of one user
  *   see each other's recorded calls; a call in flight is not yet counted, but the planned cost of
  *   THIS call is, which bounds the overshoot to the calls in flight.
- * - `record` queues the usage row on the shared writer (it goes out with the run's next step) and
- *   returns; the next pre-flight waits for it, and a usage row that could not be stored fails the
- *   run there, before its next provider call: unrecorded spending must not go on.
+ * - `record` queues the usage row on the shared writer (it goes out with the run's steps) and
+ *   returns; a pre-flight under budgets waits for it. A usage row that could not be stored is
+ *   logged and fails the run at the next pre-flight that knows of it (at most one call later):
+ *   unrecorded spending must not go on.
  */
 export interface RunBudgetGuard extends BudgetGuard {
   /** Resolves once every usage row recorded so far is stored or was logged as lost; never throws. */
@@ -40,13 +41,19 @@ export function createBudgetGuard(
   let budgets: Promise<readonly BudgetRow[]> | null = options.budgets ? Promise.resolve(options.budgets) : null;
   let recorded: Promise<void> = Promise.resolve();
   let recordFailure: { error: unknown } | null = null;
+  const throwIfUnrecorded = () => {
+    if (recordFailure) throw recordFailure.error;
+  };
   return {
     async preflight(plannedCost) {
-      await recorded;
-      if (recordFailure) throw recordFailure.error;
+      throwIfUnrecorded();
       budgets ??= findBudgetsOf(db, subject.userId, subject.configurationId);
       const rows = await budgets;
       if (rows.length === 0) return null;
+      // The totals must include this run's last call: its row may still wait in the writer.
+      writer.expedite();
+      await recorded;
+      throwIfUnrecorded();
       const at = now();
       const applicable: ApplicableBudget[] = await Promise.all(
         rows.map(async (budget) => ({

@@ -128,6 +128,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       settledRows.delete(runId);
       await runs.markAuditIncomplete(db, runId);
     },
+    expedite: () => writer.expedite(),
   };
 
   /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */

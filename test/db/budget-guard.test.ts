@@ -64,6 +64,7 @@ describe.each(TEST_DATABASES)('budget guard of one run on %s', (kind) => {
     const failing: RunWriter = {
       insertStep: async () => undefined,
       insertUsage: () => Promise.reject(new Error('usage table is gone')),
+      expedite: () => undefined,
       pending: 0,
     };
     const guard = createBudgetGuard({ db, writer: failing, logger }, subject());

@@ -73,7 +73,7 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     const [runId] = await newRuns(1);
     const settledOrder: number[] = [];
     const first = writer.insertStep(step(runId!, 1)).then(() => settledOrder.push(1));
-    await new Promise((resolve) => setImmediate(resolve)); // the first statement goes out, held on its way back
+    writer.expedite(); // the first statement goes out now, and is held on its way back
     const rest = Array.from({ length: 9 }, (_, index) => writer.insertStep(step(runId!, index + 2)).then(() => settledOrder.push(index + 2)));
     expect(writer.pending).toBe(10);
     release();
@@ -81,6 +81,19 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     expect(counted.state.statements).toBe(1 + 3); // 1, then 9 rows in statements of at most 4
     expect(settledOrder).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect((await storedSteps(runId!)).map((row) => row.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('should hold a lone row for the group-commit window, and send it at once when someone waits for it', async () => {
+    const counted = counting(db);
+    const writer = createRunWriter(counted.db, { windowMs: 60_000 });
+    const [runId] = await newRuns(1);
+    let stored = false;
+    const written = writer.insertStep(step(runId!, 1)).then(() => (stored = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([stored, counted.state.statements]).toEqual([false, 0]);
+    writer.expedite();
+    await written;
+    expect(counted.state.statements).toBe(1);
   });
 
   it('should fail only the bad row of a statement the database refused, storing the other runs’ rows', async () => {

@@ -172,6 +172,20 @@ describe('run recorder write-behind', () => {
     expect((await events.next()).value).toMatchObject({ type: 'finished' });
   });
 
+  it('should ask storage to hurry whenever it waits for its steps (flushed, settle, required step)', async () => {
+    let expedited = 0;
+    const { repository, writes } = manualRepository();
+    const recorder = createRunRecorder({ runId: 'w5', level: 'FULL', repository: { ...repository, expedite: () => void (expedited += 1) }, bus: createRunEventBus(), logger: logger() });
+    await recorder.recordStep(LLM_STEP);
+    expect(expedited).toBe(0); // the loop goes on: nobody waits yet
+    const flushed = recorder.flushed();
+    expect(expedited).toBe(1);
+    writes[0]!.finish();
+    await flushed;
+    await recorder.settle(OUTCOME);
+    expect(expedited).toBe(2);
+  });
+
   it('should throw from a required step that cannot be stored', async () => {
     const { repository, writes } = manualRepository();
     const recorder = createRunRecorder({ runId: 'w4', level: 'FULL', repository, bus: createRunEventBus(), logger: logger() });

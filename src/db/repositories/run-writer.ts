@@ -32,12 +32,21 @@ export interface UsageWrite {
 export interface RunWriter {
   insertStep(step: StepWrite): Promise<void>;
   insertUsage(usage: UsageWrite): Promise<void>;
+  /** Someone waits for the queued rows: send them now rather than at the end of the window. */
+  expedite(): void;
   /** Rows queued or in flight (for tests and metrics). */
   readonly pending: number;
 }
 
 /** Rows per statement: far below PostgreSQL's 65 535 bind parameters (8 per usage row). */
 export const MAX_ROWS_PER_STATEMENT = 500;
+
+/**
+ * How long the first row of an idle writer waits for company (group commit): a run's REQUEST step
+ * then usually travels with the LLM step and the tool steps of the same round, and steps of other
+ * runs join them. Publication of a step is delayed by at most this much.
+ */
+export const GROUP_COMMIT_WINDOW_MS = 5;
 
 type Queued =
   | { readonly table: 'run_steps'; readonly row: StepRowValues; resolve(): void; reject(error: unknown): void }
@@ -88,11 +97,12 @@ function batchStatement(batch: readonly Queued[]): CompiledQuery {
   return CompiledQuery.raw(text, parameters);
 }
 
-export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number } = {}): RunWriter {
+export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number; windowMs?: number } = {}): RunWriter {
   const maxRows = options.maxRowsPerStatement ?? MAX_ROWS_PER_STATEMENT;
+  const windowMs = options.windowMs ?? GROUP_COMMIT_WINDOW_MS;
   const queue: Queued[] = [];
   let inFlight = 0;
-  let scheduled = false;
+  let scheduled: NodeJS.Timeout | null = null;
   let flushing = false;
 
   const write = async (batch: readonly Queued[]) => {
@@ -100,7 +110,8 @@ export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number 
   };
 
   const flush = async () => {
-    scheduled = false;
+    if (scheduled) clearTimeout(scheduled);
+    scheduled = null;
     flushing = true;
     while (queue.length > 0) {
       const batch = queue.splice(0, maxRows);
@@ -126,12 +137,9 @@ export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number 
     new Promise<void>((resolve, reject) => {
       queue.push({ ...item, resolve, reject } as Queued);
       inFlight += 1;
-      // Rows queued while a statement is in flight join the next one; otherwise wait one turn of
-      // the event loop so that the rows other runs are about to write go out together.
-      if (!flushing && !scheduled) {
-        scheduled = true;
-        setImmediate(() => void flush());
-      }
+      // Rows queued while a statement is in flight join the next one; otherwise wait the window
+      // so that the rows this run and others are about to write go out together.
+      if (!flushing && !scheduled) scheduled = setTimeout(() => void flush(), windowMs);
     });
 
   return {
@@ -161,6 +169,10 @@ export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number 
           cost: usage.cost,
         },
       }),
+    expedite() {
+      // In flight: the rows queued meanwhile follow as soon as it returns.
+      if (scheduled) void flush();
+    },
     get pending() {
       return inFlight;
     },
