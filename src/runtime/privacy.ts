@@ -297,7 +297,10 @@ type CopyMode = 'verbatim' | 'redacted';
 
 function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` from JSON.parse is an own key; plain assignment would set the prototype instead.
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // Every other key is assigned (the same own, enumerable, writable property, and much cheaper:
+  // every stored step is copied this way).
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** A key not yet used in `target`: two keys that redact alike (`a@x.io`, `b@x.io`) both survive. */

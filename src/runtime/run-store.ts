@@ -118,10 +118,15 @@ export function createRunRecorder(options: {
       const stepSequence = sequence;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
-      const written = repository.insertStep(runId, stepSequence, filtered).then(
-        () => null,
-        (error: unknown) => ({ error }),
-      );
+      let written: Promise<{ error: unknown } | null>;
+      try {
+        written = repository.insertStep(runId, stepSequence, filtered).then(
+          () => null,
+          (error: unknown) => ({ error }),
+        );
+      } catch (error) {
+        written = Promise.resolve({ error }); // a write that cannot even be queued is flagged the same way
+      }
       unwritten += 1;
       published = published.then(async () => {
         const failed = await written;

@@ -82,6 +82,9 @@ export function createBudgetGuard(
           recordFailure = { error };
         });
     },
-    flushed: () => recorded,
+    flushed: () => {
+      writer.expedite();
+      return recorded;
+    },
   };
 }
