@@ -83,6 +83,32 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     expect((await storedSteps(runId!)).map((row) => row.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  // PGlite has one connection: a held statement holds it, so nothing can go beside it there.
+  const onPostgres = kind === 'postgres' ? it : () => undefined;
+  onPostgres('should let another run’s rows go while a statement is in flight, but never a run’s rows in two statements at once', async () => {
+    let release = () => undefined as void;
+    const counted = counting(db, { holdFirst: new Promise((resolve) => (release = resolve)) });
+    const writer = createRunWriter(counted.db);
+    const [held, other] = await newRuns(2);
+    const settled: string[] = [];
+    const first = writer.insertStep(step(held!, 1)).then(() => settled.push('held:1'));
+    writer.expedite(); // statement 1 (run `held`) goes out and is held on its way back
+    const second = writer.insertStep(step(held!, 2)).then(() => settled.push('held:2'));
+    const third = writer.insertStep(step(other!, 1)).then(() => settled.push('other:1'));
+    writer.expedite();
+    try {
+      await third; // `other` did not wait for the held statement
+      expect(settled).toEqual(['other:1']);
+      // Statement 1 committed and waits on its way back; step 2 was not sent beside it.
+      expect((await storedSteps(held!)).map((row) => row.sequence)).toEqual([1]);
+    } finally {
+      release();
+    }
+    await Promise.all([first, second]);
+    expect(settled).toEqual(['other:1', 'held:1', 'held:2']);
+    expect(counted.state.statements).toBe(3);
+  });
+
   it('should hold a lone row for the group-commit window, and send it at once when someone waits for it', async () => {
     const counted = counting(db);
     const writer = createRunWriter(counted.db, { windowMs: 60_000 });

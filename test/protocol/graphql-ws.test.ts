@@ -77,8 +77,8 @@ describe.each(TEST_DATABASES)('graphql-ws protocol on %s', (kind) => {
 
     it('should mask an unexpected failure while accepting a connection and log it with detail', async () => {
       const db = t.app.services.db;
-      const original = db.selectFrom;
-      (db as any).selectFrom = () => {
+      const original = db.executeQuery;
+      (db as any).executeQuery = () => {
         throw new Error('boom: internal detail postgres://u:ws-pw-canary@h/db');
       };
       try {
@@ -90,7 +90,7 @@ describe.each(TEST_DATABASES)('graphql-ws protocol on %s', (kind) => {
         expect(closed.reason).not.toContain('ws-pw-canary');
         expect(t.logs.text()).toContain('boom: internal detail');
       } finally {
-        (db as any).selectFrom = original;
+        (db as any).executeQuery = original;
       }
     });
   });
@@ -99,21 +99,21 @@ describe.each(TEST_DATABASES)('graphql-ws protocol on %s', (kind) => {
     it('should answer an operation whose context cannot be built with a masked error and keep the socket', async () => {
       const socket = await RawSocket.open(url, t.adminToken);
       const db = t.app.services.db;
-      const original = db.selectFrom;
+      const original = db.executeQuery;
       try {
-        (db as any).selectFrom = () => {
+        (db as any).executeQuery = () => {
           throw new Error('boom: context detail postgres://u:ctx-pw-canary@h/db');
         };
         socket.subscribe('broken', '{ viewer { name } }');
         const refused = await socket.next((message) => message.id === 'broken');
-        (db as any).selectFrom = original;
+        (db as any).executeQuery = original;
         expect(refused).toEqual({ id: 'broken', type: 'error', payload: [expect.objectContaining({ message: 'Unexpected error.' })] });
         expect(socket.frames.join('\n')).not.toContain('ctx-pw-canary');
         expect(t.logs.text()).toContain('boom: context detail');
         socket.subscribe('fine', '{ viewer { name } }');
         expect((await socket.operation('fine')).map((message) => message.type)).toEqual(['next', 'complete']);
       } finally {
-        (db as any).selectFrom = original;
+        (db as any).executeQuery = original;
         await socket.close();
       }
     });

@@ -1,6 +1,7 @@
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { BudgetRow, ConfigurationRow, Db, ModelRow, ProviderRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
+import { prepared } from '../prepared.ts';
 import { switchesQuery, toToolState, type StoredToolState } from './tool-state.ts';
 
 /** Everything the database holds that a run needs to start, as of one moment. */
@@ -28,9 +29,8 @@ function withDates<T extends Timestamped>(row: AsJson<T> | null): T | null {
  * Reads a run's whole setup in ONE statement (configuration, model, provider, skill ids, switches,
  * budgets): it is read at the start of every run, and each round trip costs more than the SQL.
  */
-export async function loadRunSetup(db: Db, configurationId: string, userId: string | null): Promise<RunSetup | undefined> {
-  if (onlyUuids([configurationId]).length === 0) return undefined;
-  const row = await db
+const runSetupStatement = prepared(['configurationId', 'userId'], (db, { configurationId, userId }: { configurationId: string; userId: string | null }) =>
+  db
     .selectFrom('configurations as c')
     .leftJoin('models as m', 'm.id', 'c.model_id')
     .selectAll('c')
@@ -46,13 +46,22 @@ export async function loadRunSetup(db: Db, configurationId: string, userId: stri
           .where((inner) =>
             inner.or([
               inner.and([inner('scope', '=', 'CONFIGURATION'), inner('subject_id', '=', inner.ref('c.id'))]),
-              ...(userId ? [inner.and([inner('scope', '=', 'USER'), inner('subject_id', '=', userId)])] : []),
+              // A run without a user compares with NULL: no user budget applies.
+              inner.and([inner('scope', '=', 'USER'), inner('subject_id', '=', userId)]),
             ]),
           ),
       ).as('budgets_json'),
     ])
-    .where('c.id', '=', configurationId)
-    .executeTakeFirst();
+    .where('c.id', '=', configurationId),
+);
+
+/**
+ * Reads a run's whole setup in ONE statement (configuration, model, provider, skill ids, switches,
+ * budgets): it is read at the start of every run, and each round trip costs more than the SQL.
+ */
+export async function loadRunSetup(db: Db, configurationId: string, userId: string | null): Promise<RunSetup | undefined> {
+  if (onlyUuids([configurationId]).length === 0) return undefined;
+  const [row] = await runSetupStatement(db, { configurationId, userId });
   if (!row) return undefined;
   const { model_json, provider_json, skills_json, switches_json, budgets_json, ...configuration } = row;
   return {

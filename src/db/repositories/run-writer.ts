@@ -26,8 +26,8 @@ export interface UsageWrite {
  * Group commit for the rows every run writes many of (its steps and its usage records): writes
  * queued while a statement is in flight go out together in ONE multi-row statement (steps and
  * usage in one `WITH … INSERT`, so one round trip and one transaction). Each promise settles when
- * the statement carrying its row has committed or failed. Statements go out one at a time, in the
- * order the rows were queued, so a run's rows are never reordered.
+ * the statement carrying its row has committed or failed. A run's rows go out in the order they
+ * were queued, one statement at a time; statements of different runs may be in flight together.
  */
 export interface RunWriter {
   insertStep(step: StepWrite): Promise<void>;
@@ -47,6 +47,12 @@ export const MAX_ROWS_PER_STATEMENT = 500;
  * runs join them. Publication of a step is delayed by at most this much.
  */
 export const GROUP_COMMIT_WINDOW_MS = 5;
+
+/**
+ * Statements in flight at once (the pool has 10 connections). They never share a run: a run's
+ * rows commit in sequence order, so a reader never sees step n + 1 stored without step n.
+ */
+export const MAX_STATEMENTS_IN_FLIGHT = 4;
 
 type Queued =
   | { readonly table: 'run_steps'; readonly row: StepRowValues; resolve(): void; reject(error: unknown): void }
@@ -97,49 +103,76 @@ function batchStatement(batch: readonly Queued[]): CompiledQuery {
   return CompiledQuery.raw(text, parameters);
 }
 
-export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number; windowMs?: number } = {}): RunWriter {
+export function createRunWriter(
+  db: Db,
+  options: { maxRowsPerStatement?: number; windowMs?: number; maxStatementsInFlight?: number } = {},
+): RunWriter {
   const maxRows = options.maxRowsPerStatement ?? MAX_ROWS_PER_STATEMENT;
   const windowMs = options.windowMs ?? GROUP_COMMIT_WINDOW_MS;
-  const queue: Queued[] = [];
-  let inFlight = 0;
-  let scheduled: NodeJS.Timeout | null = null;
-  let flushing = false;
+  const maxStatements = options.maxStatementsInFlight ?? MAX_STATEMENTS_IN_FLIGHT;
+  let queue: Queued[] = [];
+  /** Runs with rows in a statement in flight: their next rows wait for it (commit order = sequence order). */
+  const busyRuns = new Set<string>();
+  let statements = 0;
+  let pending = 0;
+  let window: NodeJS.Timeout | null = null;
 
   const write = async (batch: readonly Queued[]) => {
     await db.executeQuery(batchStatement(batch));
   };
 
-  const flush = async () => {
-    if (scheduled) clearTimeout(scheduled);
-    scheduled = null;
-    flushing = true;
-    while (queue.length > 0) {
-      const batch = queue.splice(0, maxRows);
-      try {
-        await write(batch);
-        for (const item of batch) item.resolve();
-      } catch (error) {
-        if (batch.length > 1 && certainlyRolledBack(error)) {
-          // One bad row must not cost the other runs their rows: each is tried alone.
-          for (const item of batch) {
-            await write([item]).then(item.resolve, item.reject);
-          }
-        } else {
-          for (const item of batch) item.reject(error);
-        }
+  const send = async (batch: readonly Queued[]) => {
+    try {
+      await write(batch);
+      for (const item of batch) item.resolve();
+    } catch (error) {
+      if (batch.length > 1 && certainlyRolledBack(error)) {
+        // One bad row must not cost the other runs their rows: each is tried alone, in order.
+        for (const item of batch) await write([item]).then(item.resolve, item.reject);
+      } else {
+        for (const item of batch) item.reject(error);
       }
-      inFlight -= batch.length;
     }
-    flushing = false;
+  };
+
+  /** The queued rows of runs with nothing in flight, in queue order, at most `maxRows`. */
+  const takeBatch = (): Queued[] => {
+    const batch: Queued[] = [];
+    const rest: Queued[] = [];
+    for (const item of queue) {
+      if (batch.length < maxRows && !busyRuns.has(item.row.run_id)) batch.push(item);
+      else rest.push(item);
+    }
+    queue = rest;
+    return batch;
+  };
+
+  /** Starts statements while slots are free and rows of idle runs wait. */
+  const pump = () => {
+    if (window) clearTimeout(window);
+    window = null;
+    while (statements < maxStatements && queue.length > 0) {
+      const batch = takeBatch();
+      if (batch.length === 0) return;
+      const runs = new Set(batch.map((item) => item.row.run_id));
+      for (const runId of runs) busyRuns.add(runId);
+      statements += 1;
+      void send(batch).then(() => {
+        statements -= 1;
+        pending -= batch.length;
+        for (const runId of runs) busyRuns.delete(runId);
+        // Rows that arrived meanwhile go at once: they have waited for this statement already.
+        pump();
+      });
+    }
   };
 
   const enqueue = (item: Omit<Queued, 'resolve' | 'reject'>) =>
     new Promise<void>((resolve, reject) => {
       queue.push({ ...item, resolve, reject } as Queued);
-      inFlight += 1;
-      // Rows queued while a statement is in flight join the next one; otherwise wait the window
-      // so that the rows this run and others are about to write go out together.
-      if (!flushing && !scheduled) scheduled = setTimeout(() => void flush(), windowMs);
+      pending += 1;
+      // Wait the window so that the rows this run and others are about to write go out together.
+      window ??= setTimeout(pump, windowMs);
     });
 
   return {
@@ -169,12 +202,9 @@ export function createRunWriter(db: Db, options: { maxRowsPerStatement?: number;
           cost: usage.cost,
         },
       }),
-    expedite() {
-      // In flight: the rows queued meanwhile follow as soon as it returns.
-      if (scheduled) void flush();
-    },
+    expedite: pump,
     get pending() {
-      return inFlight;
+      return pending;
     },
   };
 }

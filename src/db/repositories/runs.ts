@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RunStatus } from '../../runtime/loop.ts';
 import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
+import { prepared } from '../prepared.ts';
 
 /**
  * What PostgreSQL cannot store, in the text a model or a tool produced: jsonb refuses the `\u0000`
@@ -21,8 +22,18 @@ function storableText(text: string | null): string | null {
   return text === null ? null : text.replaceAll('\u0000', '\ufffd');
 }
 
-export async function insertRun(db: Db, run: NewRun): Promise<RunRow> {
-  return db.insertInto('runs').values(run).returningAll().executeTakeFirstOrThrow();
+/** The columns a new run is created with; the rest take their defaults. */
+export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>>;
+
+const insertRunStatement = prepared(
+  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection'],
+  (db, run: RunStart) => db.insertInto('runs').values(run).returningAll(),
+);
+
+export async function insertRun(db: Db, run: RunStart): Promise<RunRow> {
+  const [row] = await insertRunStatement(db, { ...run, prompt: storableText(run.prompt) });
+  if (!row) throw new Error('the new run was not returned');
+  return row;
 }
 
 export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<RunRow[]> {
@@ -47,25 +58,34 @@ export interface Settlement {
  * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
  * run was already settled: the WHERE clause makes settling exactly-once even across processes.
  */
+const settleStatement = prepared(
+  ['id', 'status', 'terminationReason', 'truncated', 'iterations', 'finalContent', 'promptTokens', 'completionTokens', 'estimatedCost', 'errorMessage'],
+  (db, settlement: Settlement & { id: string }) =>
+    db
+      .updateTable('runs')
+      .set({
+        status: settlement.status,
+        termination_reason: settlement.terminationReason,
+        truncated: settlement.truncated,
+        iterations: settlement.iterations,
+        final_content: settlement.finalContent,
+        prompt_tokens: settlement.promptTokens,
+        completion_tokens: settlement.completionTokens,
+        estimated_cost: settlement.estimatedCost,
+        error_message: settlement.errorMessage,
+        finished_at: sql`now()`,
+      })
+      .where('id', '=', settlement.id)
+      .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+      .returningAll(),
+);
+
+/**
+ * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
+ * run was already settled: the WHERE clause makes settling exactly-once even across processes.
+ */
 export async function settleRun(db: Db, id: string, settlement: Settlement): Promise<RunRow | undefined> {
-  return db
-    .updateTable('runs')
-    .set({
-      status: settlement.status,
-      termination_reason: settlement.terminationReason,
-      truncated: settlement.truncated,
-      iterations: settlement.iterations,
-      final_content: storableText(settlement.finalContent),
-      prompt_tokens: settlement.promptTokens,
-      completion_tokens: settlement.completionTokens,
-      estimated_cost: settlement.estimatedCost,
-      error_message: settlement.errorMessage,
-      finished_at: sql`now()`,
-    })
-    .where('id', '=', id)
-    .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
-    .returningAll()
-    .executeTakeFirst();
+  return (await settleStatement(db, { ...settlement, id, finalContent: storableText(settlement.finalContent) }))[0];
 }
 
 export async function markAuditIncomplete(db: Db, id: string): Promise<void> {

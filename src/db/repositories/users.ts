@@ -1,8 +1,14 @@
 import { onlyUuids } from '../errors.ts';
+import { prepared } from '../prepared.ts';
 import type { Db, NewUser, UserRow } from '../database.ts';
 
+/** Runs for every authenticated request and websocket operation: compiled once. */
+const userByTokenHash = prepared(['tokenHash'], (db, { tokenHash }: { tokenHash: string }) =>
+  db.selectFrom('users').selectAll().where('token_hash', '=', tokenHash),
+);
+
 export async function findUserByTokenHash(db: Db, tokenHash: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return (await userByTokenHash(db, { tokenHash }))[0];
 }
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
