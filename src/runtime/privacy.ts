@@ -282,8 +282,24 @@ function capCharacters(masked: string): string {
  * 2 000 characters plus `… [truncated]`, never splitting a surrogate pair. Idempotent; linear time.
  */
 export function redact(text: string): string {
-  return capCharacters(maskSecrets(text));
+  if (text.length > CLEAN_MEMO_MAX_LENGTH) return capCharacters(maskSecrets(text));
+  if (cleanNames.has(text)) return text;
+  const redacted = capCharacters(maskSecrets(text));
+  if (redacted === text) {
+    if (cleanNames.size >= CLEAN_MEMO_SIZE) cleanNames.clear();
+    cleanNames.add(text);
+  }
+  return redacted;
 }
+
+/**
+ * Short strings known to come out of `redact` unchanged: tool names, finish reasons and the like
+ * recur in every step, and each pass runs every secret shape. Only strings with nothing to mask
+ * are remembered (never a secret); the set is bounded by clearing it when full.
+ */
+const cleanNames = new Set<string>();
+const CLEAN_MEMO_SIZE = 1_000;
+const CLEAN_MEMO_MAX_LENGTH = 128;
 
 // ── plain copies of content
 

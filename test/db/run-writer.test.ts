@@ -73,7 +73,8 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     const [runId] = await newRuns(1);
     const settledOrder: number[] = [];
     const first = writer.insertStep(step(runId!, 1)).then(() => settledOrder.push(1));
-    writer.expedite(); // the first statement goes out now, and is held on its way back
+    writer.expedite(); // the first statement goes out after this turn, and is held on its way back
+    await new Promise((resolve) => setImmediate(resolve));
     const rest = Array.from({ length: 9 }, (_, index) => writer.insertStep(step(runId!, index + 2)).then(() => settledOrder.push(index + 2)));
     expect(writer.pending).toBe(10);
     release();
@@ -92,7 +93,8 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     const [held, other] = await newRuns(2);
     const settled: string[] = [];
     const first = writer.insertStep(step(held!, 1)).then(() => settled.push('held:1'));
-    writer.expedite(); // statement 1 (run `held`) goes out and is held on its way back
+    writer.expedite(); // statement 1 (run `held`) goes out after this turn and is held on its way back
+    await new Promise((resolve) => setImmediate(resolve));
     const second = writer.insertStep(step(held!, 2)).then(() => settled.push('held:2'));
     const third = writer.insertStep(step(other!, 1)).then(() => settled.push('other:1'));
     writer.expedite();

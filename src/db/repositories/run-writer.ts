@@ -32,7 +32,7 @@ export interface UsageWrite {
 export interface RunWriter {
   insertStep(step: StepWrite): Promise<void>;
   insertUsage(usage: UsageWrite): Promise<void>;
-  /** Someone waits for the queued rows: send them now rather than at the end of the window. */
+  /** Someone waits for the queued rows: send them after this turn of the event loop rather than at the end of the window. */
   expedite(): void;
   /** Rows queued or in flight (for tests and metrics). */
   readonly pending: number;
@@ -116,6 +116,7 @@ export function createRunWriter(
   let statements = 0;
   let pending = 0;
   let window: NodeJS.Timeout | null = null;
+  let soon: NodeJS.Immediate | null = null;
 
   const write = async (batch: readonly Queued[]) => {
     await db.executeQuery(batchStatement(batch));
@@ -150,7 +151,9 @@ export function createRunWriter(
   /** Starts statements while slots are free and rows of idle runs wait. */
   const pump = () => {
     if (window) clearTimeout(window);
+    if (soon) clearImmediate(soon);
     window = null;
+    soon = null;
     while (statements < maxStatements && queue.length > 0) {
       const batch = takeBatch();
       if (batch.length === 0) return;
@@ -202,7 +205,8 @@ export function createRunWriter(
           cost: usage.cost,
         },
       }),
-    expedite: pump,
+    // Not at once: what other runs queue in this turn of the event loop joins the statement.
+    expedite: () => void (soon ??= setImmediate(pump)),
     get pending() {
       return pending;
     },
