@@ -86,10 +86,10 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
 
   // PGlite has one connection: a held statement holds it, so nothing can go beside it there.
   const onPostgres = kind === 'postgres' ? it : () => undefined;
-  onPostgres('should let another run’s rows go while a statement is in flight, but never a run’s rows in two statements at once', async () => {
+  onPostgres('should let a backlog of other runs go while a statement is in flight, but never a run’s rows in two statements at once', async () => {
     let release = () => undefined as void;
     const counted = counting(db, { holdFirst: new Promise((resolve) => (release = resolve)) });
-    const writer = createRunWriter(counted.db);
+    const writer = createRunWriter(counted.db, { minRowsBeside: 1 });
     const [held, other] = await newRuns(2);
     const settled: string[] = [];
     const first = writer.insertStep(step(held!, 1)).then(() => settled.push('held:1'));
@@ -109,6 +109,28 @@ describe.each(TEST_DATABASES)('run writer (group commit) on %s', (kind) => {
     await Promise.all([first, second]);
     expect(settled).toEqual(['other:1', 'held:1', 'held:2']);
     expect(counted.state.statements).toBe(3);
+  });
+
+  it('should gather a trickle behind the statement in flight rather than send it beside', async () => {
+    let release = () => undefined as void;
+    const counted = counting(db, { holdFirst: new Promise((resolve) => (release = resolve)) });
+    const writer = createRunWriter(counted.db, { minRowsBeside: 3 });
+    const runs = await newRuns(4);
+    const first = writer.insertStep(step(runs[0]!, 1));
+    writer.expedite();
+    await new Promise((resolve) => setImmediate(resolve)); // statement 1 is in flight, held
+    const trickle = [writer.insertStep(step(runs[1]!, 1)), writer.insertStep(step(runs[2]!, 1))];
+    writer.expedite();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(counted.state.statements).toBe(1); // only the held one: two rows wait behind it
+    } finally {
+      release();
+    }
+    await Promise.all([first, ...trickle]);
+    expect(counted.state.statements).toBe(2); // the held one, then the two together
+    // A backlog (here 3 rows) goes beside a statement in flight.
+    await Promise.all([writer.insertStep(step(runs[3]!, 1)), writer.insertStep(step(runs[1]!, 2)), writer.insertStep(step(runs[2]!, 2))]);
   });
 
   it('should hold a lone row for the group-commit window, and send it at once when someone waits for it', async () => {
