@@ -12,9 +12,10 @@
  * client of the same run ("measured from its first receipt"). Only live events count for lag: the
  * ones with a sequence above what any subscriber had received when the harness called `mark-live`.
  */
-import { createClient, parseMessage, type Client } from 'graphql-ws';
+import { parseMessage, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { serveDriver } from './lib/children.ts';
+import { connectGraphqlWs, inPool } from './lib/ws-client.ts';
 import { BENCH_PROMPT } from './lib/agent-tool.ts';
 import { quantile } from './lib/stats.ts';
 
@@ -75,45 +76,6 @@ export interface CollectResult {
   readonly deliveries: number;
   /** The pace and sizes of the live events as received: the schedule the raw baseline replays. */
   readonly schedule: readonly FrameOfEvent[];
-}
-
-/** A graphql-ws client on one socket, acknowledged before it is returned; no retry, not lazy. */
-function connectGraphqlWs(wsUrl: string, token: string): Promise<Client> {
-  const client = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    lazy: false,
-    onNonLazyError: () => undefined,
-  });
-  return new Promise((resolve, reject) => {
-    const offConnected = client.on('connected', () => {
-      offConnected();
-      offClosed();
-      resolve(client);
-    });
-    const offClosed = client.on('closed', () => {
-      offConnected();
-      offClosed();
-      reject(new Error('graphql-ws connection closed before it was acknowledged'));
-    });
-  });
-}
-
-/** Runs `action(0 … count − 1)` with at most `limit` in flight; results in index order. */
-async function inPool<T>(count: number, limit: number, action: (index: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, count) }, async () => {
-      while (next < count) {
-        const index = next++;
-        results[index] = await action(index);
-      }
-    }),
-  );
-  return results;
 }
 
 let subscribers: Subscriber[] = [];

@@ -3,36 +3,13 @@
  * process so that the server under test is measured alone. One client (one socket) per open
  * subscription, as a dashboard tab would have.
  */
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { serveDriver } from './lib/children.ts';
+import { connectGraphqlWs } from './lib/ws-client.ts';
 import { BENCH_PROMPT } from './lib/agent-tool.ts';
 
 const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input) { __typename ... on RunStartedEvent { run { id status } } } }`;
 const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) { __typename ... on RunStepEvent { step { sequence kind } } } }`;
-
-function connect(wsUrl: string, token: string): Promise<Client> {
-  const client = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    lazy: false,
-    onNonLazyError: () => undefined,
-  });
-  return new Promise((resolve, reject) => {
-    const offConnected = client.on('connected', () => {
-      offConnected();
-      offClosed();
-      resolve(client);
-    });
-    const offClosed = client.on('closed', () => {
-      offConnected();
-      offClosed();
-      reject(new Error('graphql-ws connection closed before it was acknowledged'));
-    });
-  });
-}
 
 /** Subscribes; resolves once the first event arrived, with the function that completes it. */
 function subscribeUntilFirst(client: Client, query: string, variables: Record<string, unknown>): Promise<{ first: any; stop: () => void }> {
@@ -82,13 +59,13 @@ serveDriver(async (message: { type: string; wsUrl: string; token: string; runId:
   switch (message.type) {
     case 'start-waiting-run': {
       // The initiator stays subscribed: leaving runAgent would cancel the run.
-      initiator = await connect(message.wsUrl, message.token);
+      initiator = await connectGraphqlWs(message.wsUrl, message.token);
       const { first } = await subscribeUntilFirst(initiator, RUN_AGENT, { input: { configurationId: message.configurationId, prompt: BENCH_PROMPT } });
       return { runId: first.runAgent.run.id as string };
     }
     case 'open': {
       const opened = await pool(message.count, 50, async () => {
-        const client = await connect(message.wsUrl, message.token);
+        const client = await connectGraphqlWs(message.wsUrl, message.token);
         await subscribeUntilFirst(client, RUN_EVENTS, { runId: message.runId });
         return client;
       });
@@ -100,7 +77,7 @@ serveDriver(async (message: { type: string; wsUrl: string; token: string; runId:
       return { open: 0 };
     }
     case 'churn': {
-      const clients = await Promise.all(Array.from({ length: message.connections }, () => connect(message.wsUrl, message.token)));
+      const clients = await Promise.all(Array.from({ length: message.connections }, () => connectGraphqlWs(message.wsUrl, message.token)));
       let done = 0;
       try {
         await Promise.all(
