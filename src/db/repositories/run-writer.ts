@@ -97,17 +97,36 @@ const USAGE_COLUMNS = ['id', 'user_id', 'configuration_id', 'run_id', 'model_id'
  * Only placeholders and fixed names go into the text; every value is a parameter.
  */
 function batchStatement(batch: readonly Queued[]): CompiledQuery {
-  const parameters: unknown[] = [];
-  const insert = <Row extends Record<string, unknown>>(table: string, columns: readonly (keyof Row & string)[], rows: readonly Row[]) => {
-    const tuples = rows.map((row) => `(${columns.map((column) => `$${parameters.push(row[column])}`).join(', ')})`);
-    return `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}`;
-  };
   const steps = batch.flatMap((item) => (item.table === 'run_steps' ? [item.row] : []));
   const usage = batch.flatMap((item) => (item.table === 'usage_records' ? [item.row] : []));
-  const stepInsert = steps.length > 0 ? insert<StepRowValues>('run_steps', STEP_COLUMNS, steps) : null;
-  const usageInsert = usage.length > 0 ? insert<UsageRowValues>('usage_records', USAGE_COLUMNS, usage) : null;
-  const text = stepInsert && usageInsert ? `with stored_steps as (${stepInsert}) ${usageInsert}` : (stepInsert ?? usageInsert)!;
-  return CompiledQuery.raw(text, parameters);
+  const parameters: unknown[] = [];
+  for (const row of steps) for (const column of STEP_COLUMNS) parameters.push(row[column]);
+  for (const row of usage) for (const column of USAGE_COLUMNS) parameters.push(row[column]);
+  return CompiledQuery.raw(statementText(steps.length, usage.length), parameters);
+}
+
+/**
+ * The text depends only on the row counts: the common small shapes (up to 32 steps and 32 usage
+ * rows, about 1 000 texts of at most a few KB) are made once; larger batches are rare and built.
+ */
+const statementTexts = new Map<string, string>();
+const CACHED_SHAPE_ROWS = 32;
+
+function statementText(steps: number, usage: number): string {
+  const cacheable = steps <= CACHED_SHAPE_ROWS && usage <= CACHED_SHAPE_ROWS;
+  const key = `${steps}:${usage}`;
+  let text = cacheable ? statementTexts.get(key) : undefined;
+  if (text) return text;
+  let next = 1;
+  const insert = (table: string, columns: readonly string[], rows: number) => {
+    const tuples = Array.from({ length: rows }, () => `(${columns.map(() => `$${next++}`).join(', ')})`);
+    return `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}`;
+  };
+  const stepInsert = steps > 0 ? insert('run_steps', STEP_COLUMNS, steps) : null;
+  const usageInsert = usage > 0 ? insert('usage_records', USAGE_COLUMNS, usage) : null;
+  text = stepInsert && usageInsert ? `with stored_steps as (${stepInsert}) ${usageInsert}` : (stepInsert ?? usageInsert)!;
+  if (cacheable) statementTexts.set(key, text);
+  return text;
 }
 
 export function createRunWriter(

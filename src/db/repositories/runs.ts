@@ -15,7 +15,10 @@ import { prepared } from '../prepared.ts';
 const UNSTORABLE_JSON_ESCAPE = /\\\\|\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
 
 export function storableJson(value: object): string {
-  return JSON.stringify(value).replace(UNSTORABLE_JSON_ESCAPE, (escape) => (escape === '\\\\' ? escape : '\\ufffd'));
+  const json = JSON.stringify(value);
+  // Without any `\u` escape there is nothing to replace (the usual case): skip the scan.
+  if (!json.includes('\\u')) return json;
+  return json.replace(UNSTORABLE_JSON_ESCAPE, (escape) => (escape === '\\\\' ? escape : '\\ufffd'));
 }
 
 function storableText(text: string | null): string | null {
