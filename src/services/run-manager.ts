@@ -70,8 +70,12 @@ const runInputSchema = z.object({
     .nullish(),
 });
 
-/** Settled rows kept for the finished events of their streams (a few seconds' worth of runs). */
+/**
+ * Settled rows kept for the finished events of their streams: at most this many, each for at most
+ * SETTLED_ROW_TTL_MS (a row may hold a long prompt and answer; memory stays bounded).
+ */
 const SETTLED_ROWS_KEPT = 1_024;
+const SETTLED_ROW_TTL_MS = 5_000;
 
 const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
 
@@ -104,6 +108,8 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
   const rememberSettled = (row: RunRow) => {
     settledRows.set(row.id, row);
     if (settledRows.size > SETTLED_ROWS_KEPT) settledRows.delete(settledRows.keys().next().value!);
+    // Its streams read it within milliseconds; a late reader reads the database instead.
+    setTimeout(() => settledRows.get(row.id) === row && settledRows.delete(row.id), SETTLED_ROW_TTL_MS).unref();
   };
 
   const repository: RunRepository = {

@@ -171,6 +171,10 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
       const row = await runs.finishedRun(finishedId);
       expect(row).toMatchObject({ id: finishedId, status: 'COMPLETED', iterations: 2 });
       expect(await runs.finishedRun(finishedId)).toBe(row); // the settled row itself: no read
+      await new Promise((resolve) => setTimeout(resolve, 5_200)); // kept 5 s at most (memory stays bounded)
+      const reread = await runs.finishedRun(finishedId);
+      expect(reread).not.toBe(row);
+      expect(reread).toEqual(row);
       // A run this process did not settle (inserted behind its back).
       const [stored] = await db
         .insertInto('runs')
@@ -183,5 +187,5 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
     } finally {
       await client.dispose();
     }
-  });
+  }, 20_000);
 });
