@@ -8,7 +8,7 @@ export interface RunRepository {
   /** False when the run was already settled (settling is exactly-once). */
   settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<boolean>;
   markAuditIncomplete(runId: string): Promise<void>;
-  /** Optional: someone waits for the queued step writes, so they should go out now. */
+  /** Optional: someone waits for the queued step writes, so they should go out soon (not at the end of a batching window). */
   expedite?(): void;
 }
 

@@ -16,8 +16,8 @@ export interface BudgetSubject {
 /**
  * Budgets and usage of ONE run over the database.
  * - The budgets that apply are read once per run (with its setup, or at its first pre-flight): a
- *   budget set while a run is going applies from the next run (cancel a runaway run with `cancelRun`). Without budgets, a
- *   pre-flight costs no query.
+ *   budget set while a run is going applies from the next run (cancel a runaway run with
+ *   `cancelRun`). Without budgets, a pre-flight costs no query.
  * - Every pre-flight (when budgets apply) reads the current totals, so concurrent runs of one user
  *   see each other's recorded calls; a call in flight is not yet counted, but the planned cost of
  *   THIS call is, which bounds the overshoot to the calls in flight.
