@@ -6,10 +6,10 @@
  * - `airlock`: graphql-ws clients subscribing to `runAgent` on an Airlock server (another process).
  * A batch runs `runs` runs with `concurrency` workers and answers with its wall time and run times.
  */
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { z } from 'zod';
 import { serveDriver } from './lib/children.ts';
+import { connectGraphqlWs } from './lib/ws-client.ts';
 import {
   BENCH_PROMPT,
   BENCH_SYSTEM_PROMPT,
@@ -105,31 +105,8 @@ const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input
   ... on RunFinishedEvent { run { id status terminationReason iterations usage { totalTokens } } }
 } }`;
 
-async function connectClients(wsUrl: string, token: string, count: number): Promise<Client[]> {
-  return Promise.all(
-    Array.from({ length: count }, () => {
-      const client = createClient({
-        url: wsUrl,
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${token}` },
-        retryAttempts: 0,
-        lazy: false,
-        onNonLazyError: () => undefined,
-      });
-      return new Promise<Client>((resolve, reject) => {
-        const offConnected = client.on('connected', () => {
-          offConnected();
-          offClosed();
-          resolve(client);
-        });
-        const offClosed = client.on('closed', (event) => {
-          offConnected();
-          offClosed();
-          reject(new Error(`graphql-ws connection closed before it was acknowledged: ${JSON.stringify((event as { code?: number })?.code)}`));
-        });
-      });
-    }),
-  );
+function connectClients(wsUrl: string, token: string, count: number): Promise<Client[]> {
+  return Promise.all(Array.from({ length: count }, () => connectGraphqlWs(wsUrl, token)));
 }
 
 function airlockRun(client: Client, configurationId: string): Promise<number> {

@@ -5,7 +5,7 @@
  */
 import type { Client } from 'graphql-ws';
 import { serveDriver } from './lib/children.ts';
-import { connectGraphqlWs } from './lib/ws-client.ts';
+import { connectGraphqlWs, inPool } from './lib/ws-client.ts';
 import { BENCH_PROMPT } from './lib/agent-tool.ts';
 
 const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input) { __typename ... on RunStartedEvent { run { id status } } } }`;
@@ -37,21 +37,6 @@ function subscribeUntilFirst(client: Client, query: string, variables: Record<st
   });
 }
 
-/** Runs `action` over `items` with at most `limit` in flight. */
-async function pool<T>(count: number, limit: number, action: (index: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, count) }, async () => {
-      while (next < count) {
-        const index = next++;
-        results[index] = await action(index);
-      }
-    }),
-  );
-  return results;
-}
-
 let initiator: Client | null = null;
 const held: Client[] = [];
 
@@ -64,7 +49,7 @@ serveDriver(async (message: { type: string; wsUrl: string; token: string; runId:
       return { runId: first.runAgent.run.id as string };
     }
     case 'open': {
-      const opened = await pool(message.count, 50, async () => {
+      const opened = await inPool(message.count, 50, async () => {
         const client = await connectGraphqlWs(message.wsUrl, message.token);
         await subscribeUntilFirst(client, RUN_EVENTS, { runId: message.runId });
         return client;

@@ -95,7 +95,7 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
 type Decoded = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /** Providers send arguments as JSON text (OpenAI) or objects (Anthropic, Ollama, Gemini). Empty means `{}`. */
-function decodeArguments(raw: unknown): Decoded {
+export function decodeArguments(raw: unknown): Decoded {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (typeof raw !== 'string') return { ok: true, value: raw };
   if (raw.trim() === '') return { ok: true, value: {} };

@@ -1,3 +1,4 @@
+import { wordsOf } from '../tools/builtin/masking.ts';
 import type { RunStep } from './loop.ts';
 
 /**
@@ -102,15 +103,6 @@ function unitsOfCharacters(text: string, max: number): number {
 
 const ALL_MASKED = /^\*+$/;
 const isMasked = (value: string): boolean => ALL_MASKED.test(value);
-
-/** The words of an identifier, lower-cased: `apiKey`, `API_KEY` and `x-api-key` all end in `key`. */
-function wordsOf(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 0);
-}
 
 /** Last words that make a parameter, JSON member or object key a credential. */
 const CREDENTIAL_WORDS = new Set([

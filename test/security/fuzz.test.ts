@@ -19,7 +19,7 @@ import type { Db } from '../../src/db/database.ts';
 import { saveGrant } from '../../src/db/repositories/grants.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { countCharacters, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/runtime/privacy.ts';
-import { invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
+import { decodeArguments, invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
 import {
   ARTIFACTS_OMITTED_LABEL,
   boundToolResult,
@@ -84,18 +84,6 @@ const CONTROL_TOKEN = /<\|[\w.-]{1,64}\|>|\[\/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS|
 // ── (a) tool arguments through invokeTool
 
 const INVALID_PREFIX = (name: string) => `Error: invalid arguments for tool "${name}": `;
-
-/** What the seam does with raw arguments before validation (invoke.ts): empty means `{}`, text is JSON. */
-function decodedArguments(raw: unknown): { ok: true; value: unknown } | { ok: false } {
-  if (raw === undefined || raw === null) return { ok: true, value: {} };
-  if (typeof raw !== 'string') return { ok: true, value: raw };
-  if (raw.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
-}
 
 const TABLES = ['customers', 'orders', 'records.customers', 'RECORDS.orders', ' orders ', 'nope', 'pg_catalog.pg_user', 'public.users', '"customers"', 'customers;--'];
 const COLUMNS = ['id', 'name', 'email', 'password_hash', 'status', 'total', 'customer_id', 'created_at', 'ID', 'nope', '"id"', 'id; drop table x'];
@@ -203,7 +191,7 @@ describe.each(TEST_DATABASES)('fuzz: arbitrary arguments against every built-in 
             expect(outcome.content).toBe(notPermittedError(tool.name));
             return;
           }
-          const decoded = decodedArguments(raw);
+          const decoded = decodeArguments(raw); // the seam's own decoding: empty means `{}`, text is JSON
           const valid = decoded.ok && tool.parameters.safeParse(decoded.value).success;
           if (!valid) {
             expect(outcome.isError).toBe(true);

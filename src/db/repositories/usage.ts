@@ -34,23 +34,3 @@ export async function findBudgetsOf(db: Db, userId: string | null, configuration
     )
     .execute();
 }
-
-export async function insertUsageRecord(
-  db: Db,
-  record: { id: string; userId: string | null; configurationId: string; runId: string; modelId: string; promptTokens: number; completionTokens: number; cost: number },
-): Promise<void> {
-  await db
-    .insertInto('usage_records')
-    .values({
-      id: record.id,
-      user_id: record.userId,
-      configuration_id: record.configurationId,
-      run_id: record.runId,
-      model_id: record.modelId,
-      prompt_tokens: record.promptTokens,
-      completion_tokens: record.completionTokens,
-      cost: record.cost,
-    })
-    .execute();
-}
-

@@ -13,7 +13,7 @@ export const REDACTED_VALUE = '***redacted***';
 export const MASKED_SECRET = '***';
 
 /** The words of an identifier, lower-cased: `apiKey`, `API_KEY` and `api-key` all give `api`, `key`. */
-function wordsOf(name: string): string[] {
+export function wordsOf(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
