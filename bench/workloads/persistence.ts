@@ -18,7 +18,7 @@ import { createRunEventBus } from '../../src/runtime/events.ts';
 import type { RunStep } from '../../src/runtime/loop.ts';
 import { filterStep, toStoredStep } from '../../src/runtime/privacy.ts';
 import { createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
-import type { ChatMessage } from '../../src/providers/provider.ts';
+import type { ChatMessage } from '../../src/runtime/llm.ts';
 import { createPrivateDatabase, postgresAvailable } from '../lib/airlock.ts';
 import { BENCH_PROMPT, BENCH_SYSTEM_PROMPT, BENCH_TOOL_NAME, benchLookup } from '../lib/agent-tool.ts';
 import { progress, progressDone } from '../lib/progress.ts';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Actor, Tool } from '../tools/tool.ts';
+import type { Actor, Tool, ToolLookup } from '../tools/tool.ts';
 import type { AllowList } from './allowed-tools.ts';
 import { isAvailable, type ToolState } from './availability.ts';
 
@@ -10,14 +10,6 @@ import { isAvailable, type ToolState } from './availability.ts';
 export const DENIAL_REASONS = ['notRegistered', 'toolDisabled', 'requiresAdmin', 'notAllowed'] as const;
 export type DenialReason = (typeof DENIAL_REASONS)[number];
 
-/**
- * Read access to the registered tools; the tool registry implements it. `all()` returns every
- * registered tool in registration order, which is the order tools are offered to the model.
- */
-export interface ToolLookup {
-  get(name: string): Tool | undefined;
-  all(): readonly Tool[];
-}
 
 export interface GateInput {
   readonly registry: ToolLookup;

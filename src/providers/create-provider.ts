@@ -4,7 +4,7 @@ import { createAnthropicProvider } from './anthropic.ts';
 import { createGeminiProvider } from './gemini.ts';
 import { createOllamaProvider } from './ollama.ts';
 import { createOpenAiProvider } from './openai.ts';
-import type { LlmProvider } from './provider.ts';
+import type { LlmProvider } from '../runtime/llm.ts';
 import { createScriptedProvider } from './scripted.ts';
 
 /** Where each vendor answers when a provider has no base URL of its own. */

@@ -1,7 +1,17 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { z } from 'zod';
-import { ProviderError, type HttpProviderOptions } from './provider.ts';
+import { ProviderError } from '../runtime/llm.ts';
+
+/** Options every HTTP adapter takes. */
+export interface HttpProviderOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string | null;
+  /** Per-call timeout in milliseconds (default 60 000). */
+  readonly timeoutMs?: number;
+  /** Extra headers from the provider's settings (e.g. OpenRouter's `HTTP-Referer`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 

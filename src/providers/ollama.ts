@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { postJson } from './http.ts';
+import { postJson, type HttpProviderOptions } from './http.ts';
 import { functionTools, plainObject } from './wire.ts';
 import type {
   ChatMessage,
   Completion,
   CompletionRequest,
   FinishReason,
-  HttpProviderOptions,
   LlmProvider,
   ToolCall,
-} from './provider.ts';
+} from '../runtime/llm.ts';
 
 const KIND = 'ollama';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderError, type Completion, type CompletionRequest, type LlmProvider } from './provider.ts';
+import { ProviderError, type Completion, type CompletionRequest, type LlmProvider } from '../runtime/llm.ts';
 
 /**
  * SCRIPTED: a deterministic in-process provider for demos and tests. Its replies are listed in the

@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../tools/registry.ts';
+import type { ToolSpec } from '../tools/tool.ts';
 
 /** Shared shapes of the vendor wires: JSON objects (never arrays), and OpenAI-style function tools. */
 

@@ -1,5 +1,5 @@
 import type { PendingCallPreview } from './loop.ts';
-import type { ToolCall } from '../providers/provider.ts';
+import type { ToolCall } from './llm.ts';
 import type { StoredStep } from './privacy.ts';
 
 /** What happens to a run, as it happens. Published only after the matching row is written. */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { decide, deniedByOperatorError, noLongerPermittedError, offeredTools, type GateInput } from '../access/gate.ts';
-import { ProviderError, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from '../providers/provider.ts';
+import { ProviderError, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
 import { boundToolResult } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
-import type { ToolRegistry, ToolSpec } from '../tools/registry.ts';
-import type { Tool, ToolLogger } from '../tools/tool.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { Tool, ToolLogger, ToolSpec } from '../tools/tool.ts';
 import type { BudgetDenial } from './budget.ts';
 import { invokeTool } from './invoke.ts';
 import { addUsage, plannedCost, priceUsage, ZERO_USAGE, type ModelPrices, type PricedUsage } from './usage.ts';

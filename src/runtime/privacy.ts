@@ -1,4 +1,4 @@
-import { wordsOf } from '../tools/builtin/masking.ts';
+import { wordsOf } from '../redaction/masking.ts';
 import type { RunStep } from './loop.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Usage } from '../providers/provider.ts';
+import type { Usage } from './llm.ts';
 
 /** Prices of a model, in currency units per million tokens. */
 export interface ModelPrices {

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { ToolLookup } from '../access/gate.ts';
-import type { Tool } from './tool.ts';
+import type { Tool, ToolLookup, ToolSpec } from './tool.ts';
 
 /** Where a tool came from, for error messages: `builtin` or the module specifier. */
 export interface ToolSource {
@@ -10,12 +9,6 @@ export interface ToolSource {
   readonly tools: readonly Tool[];
 }
 
-/** The function-calling spec sent to a provider. `parameters` is JSON Schema. */
-export interface ToolSpec {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: Record<string, unknown>;
-}
 
 export interface ToolRegistry extends ToolLookup {
   /** Group names of the registered tools, in first-seen order. */

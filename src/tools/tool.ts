@@ -57,3 +57,19 @@ export interface Tool<Args = any, Data = any> {
    */
   mayRun?(args: Args, ctx: ToolContext<Data>): Promise<boolean>;
 }
+
+/** How a tool is described to a model (the function-calling spec). `parameters` is JSON Schema. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/**
+ * Read access to the registered tools; the tool registry implements it. `all()` returns every
+ * registered tool in registration order, which is the order tools are offered to the model.
+ */
+export interface ToolLookup {
+  get(name: string): Tool | undefined;
+  all(): readonly Tool[];
+}

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Tool, ToolEffect } from '../../src/tools/tool.ts';
-import type { ToolLookup } from '../../src/access/gate.ts';
+import type { Tool, ToolEffect, ToolLookup } from '../../src/tools/tool.ts';
 
 export interface FakeToolSpec {
   readonly name: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION, createAnthropicProvider } from '../../src/providers/anthropic.ts';
-import type { ChatMessage, CompletionRequest, ToolCall } from '../../src/providers/provider.ts';
-import type { ToolSpec } from '../../src/tools/registry.ts';
+import type { ChatMessage, CompletionRequest, ToolCall } from '../../src/runtime/llm.ts';
+import type { ToolSpec } from '../../src/tools/tool.ts';
 import { encodeAnthropic } from '../fixtures/wires/anthropic.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ProviderError, type ChatMessage, type CompletionRequest } from '../../src/providers/provider.ts';
-import type { ToolSpec } from '../../src/tools/registry.ts';
+import { ProviderError, type ChatMessage, type CompletionRequest } from '../../src/runtime/llm.ts';
+import type { ToolSpec } from '../../src/tools/tool.ts';
 import type { FakeServer } from '../fixtures/wires/fake-server.ts';
 import { anthropicWire } from '../fixtures/wires/anthropic.ts';
 import { geminiWire } from '../fixtures/wires/gemini.ts';

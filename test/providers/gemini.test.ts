@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider, toGeminiSchema } from '../../src/providers/gemini.ts';
-import type { ChatMessage, CompletionRequest } from '../../src/providers/provider.ts';
-import type { ToolSpec } from '../../src/tools/registry.ts';
+import type { ChatMessage, CompletionRequest } from '../../src/runtime/llm.ts';
+import type { ToolSpec } from '../../src/tools/tool.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 import { encodeGemini } from '../fixtures/wires/gemini.ts';
 

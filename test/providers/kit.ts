@@ -1,5 +1,5 @@
 import type { ProviderKind } from '../../src/db/database.ts';
-import type { LlmProvider } from '../../src/providers/provider.ts';
+import type { LlmProvider } from '../../src/runtime/llm.ts';
 import type { FakeServer, RecordedRequest } from '../fixtures/wires/fake-server.ts';
 
 /**

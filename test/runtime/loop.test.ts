@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { emptyToolState } from '../../src/access/availability.ts';
 import type { GateInput } from '../../src/access/gate.ts';
-import { ProviderError, type Completion, type CompletionRequest, type LlmProvider } from '../../src/providers/provider.ts';
+import { ProviderError, type Completion, type CompletionRequest, type LlmProvider } from '../../src/runtime/llm.ts';
 import type { BudgetDenial } from '../../src/runtime/budget.ts';
 import { runLoop, type LoopInput, type RunStep } from '../../src/runtime/loop.ts';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../src/tools/bounds.ts';

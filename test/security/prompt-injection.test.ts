@@ -7,7 +7,7 @@ import { notPermittedError, unknownToolError } from '../../src/access/gate.ts';
 import type { Db } from '../../src/db/database.ts';
 import { findConfigurationsByIds } from '../../src/db/repositories/configurations.ts';
 import { seedCustomers, seedRecords } from '../../src/db/repositories/records-seed.ts';
-import type { ChatMessage, Completion, LlmProvider, ToolCall } from '../../src/providers/provider.ts';
+import type { ChatMessage, Completion, LlmProvider, ToolCall } from '../../src/runtime/llm.ts';
 import { runLoop, type RunOutcome, type RunStep } from '../../src/runtime/loop.ts';
 import { createBudgetGuard } from '../../src/services/budget-guard.ts';
 import { createConfiguration } from '../../src/services/configurations.ts';

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { capCell, isCredentialColumn } from '../../tools/builtin/masking.ts';
+import { capCell, isCredentialColumn } from '../../redaction/masking.ts';
 import type {
   ColumnChange,
   ColumnInfo,

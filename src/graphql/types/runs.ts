@@ -8,7 +8,7 @@ import type { RunBusEvent } from '../../runtime/events.ts';
 import { TERMINATION_REASONS } from '../../runtime/loop.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
 import type { PendingCallPreview } from '../../runtime/loop.ts';
-import type { ToolCall } from '../../providers/provider.ts';
+import type { ToolCall } from '../../runtime/llm.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';

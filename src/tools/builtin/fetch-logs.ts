@@ -3,7 +3,7 @@ import type { ToolData } from '../data.ts';
 import { ToolResult } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingAdmin } from './actor-guard.ts';
-import { capCell, redactSecrets } from './masking.ts';
+import { capCell, redactSecrets } from '../../redaction/masking.ts';
 
 export const DEFAULT_LOG_LINES = 50;
 export const MAX_LOG_LINES = 200;

@@ -3,7 +3,7 @@ import type { Environment, ToolData } from '../data.ts';
 import { ToolResult } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingAdmin } from './actor-guard.ts';
-import { redactEnvValue } from './masking.ts';
+import { redactEnvValue } from '../../redaction/masking.ts';
 
 const parameters = z.strictObject({
   prefix: z

@@ -3,7 +3,7 @@ import type { ToolData } from '../data.ts';
 import { ToolResult, tableArtifact } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingAdmin } from './actor-guard.ts';
-import { isCredentialColumn } from './masking.ts';
+import { isCredentialColumn } from '../../redaction/masking.ts';
 
 const parameters = z.strictObject({});
 

@@ -3,7 +3,7 @@ import type { RecordFilter, ToolData } from '../data.ts';
 import { ToolResult, tableArtifact } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingUser } from './actor-guard.ts';
-import { capCell, isCredentialColumn, MASKED_CELL } from './masking.ts';
+import { capCell, isCredentialColumn, MASKED_CELL } from '../../redaction/masking.ts';
 
 /** Bounds of one call: a page is small enough to read, paging deep enough for real tables. */
 export const MAX_FILTERS = 5;

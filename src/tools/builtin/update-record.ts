@@ -3,7 +3,7 @@ import type { ColumnChange, RowUpdate, ToolData, UpdateRefusal } from '../data.t
 import { ToolResult, tableArtifact } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingUser } from './actor-guard.ts';
-import { capCell, isCredentialColumn, MASKED_CELL } from './masking.ts';
+import { capCell, isCredentialColumn, MASKED_CELL } from '../../redaction/masking.ts';
 import { NULL_CELL } from './read-records.ts';
 
 /** Columns one call may change (the data layer enforces the same bound). */

@@ -4,7 +4,7 @@ import type { Db } from '../../../src/db/database.ts';
 import { saveGrant } from '../../../src/db/repositories/grants.ts';
 import { SEED_CUSTOMER_COUNT, SEED_ORDER_COUNT, type SeedReport, seedRecords } from '../../../src/db/repositories/records-seed.ts';
 import { NO_ACTOR_ERROR } from '../../../src/tools/builtin/actor-guard.ts';
-import { MASKED_CELL } from '../../../src/tools/builtin/masking.ts';
+import { MASKED_CELL } from '../../../src/redaction/masking.ts';
 import { NULL_CELL, readRecordsTool, tableNotAvailable } from '../../../src/tools/builtin/read-records.ts';
 import type { ToolData } from '../../../src/tools/data.ts';
 import type { TableArtifact } from '../../../src/tools/result.ts';

@@ -3,7 +3,7 @@ import { NO_ACTOR_ERROR, NOT_ADMIN_ERROR } from '../../../src/tools/builtin/acto
 import { fetchLogsTool, MAX_LOG_LINES } from '../../../src/tools/builtin/fetch-logs.ts';
 import { getEnvRawTool, getEnvTool } from '../../../src/tools/builtin/get-env.ts';
 import { getRuntimeInfoTool } from '../../../src/tools/builtin/get-runtime-info.ts';
-import { REDACTED_VALUE } from '../../../src/tools/builtin/masking.ts';
+import { REDACTED_VALUE } from '../../../src/redaction/masking.ts';
 import type { ToolData } from '../../../src/tools/data.ts';
 import type { Actor } from '../../../src/tools/tool.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';

@@ -1,8 +1,9 @@
-import type { ToolSpec } from '../tools/registry.ts';
+import type { ToolSpec } from '../tools/tool.ts';
 
 /**
- * The one interface the loop talks to. Adapters only speak their vendor's wire: no business rules,
- * no gate, no bounding, no budgets. Messages are vendor-neutral; each adapter maps them.
+ * The port the loop owns and every provider adapter (`src/providers/`) implements: vendor-neutral
+ * messages, tool calls and completions. Adapters only speak their vendor's wire: no business rules,
+ * no gate, no bounding, no budgets.
  */
 
 /** A tool call the model requested. `arguments` is always a JSON object (never an array). */
@@ -87,14 +88,4 @@ function describe(provider: string, kind: ProviderErrorKind, status: number | nu
     case 'aborted':
       return `${provider} call was cancelled`;
   }
-}
-
-/** Options every HTTP adapter takes. */
-export interface HttpProviderOptions {
-  readonly baseUrl: string;
-  readonly apiKey: string | null;
-  /** Per-call timeout in milliseconds (default 60 000). */
-  readonly timeoutMs?: number;
-  /** Extra headers from the provider's settings (e.g. OpenRouter's `HTTP-Referer`). */
-  readonly headers?: Readonly<Record<string, string>>;
 }

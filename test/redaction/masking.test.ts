@@ -8,7 +8,7 @@ import {
   redactEnvValue,
   redactSecrets,
   REDACTED_VALUE,
-} from '../../../src/tools/builtin/masking.ts';
+} from '../../src/redaction/masking.ts';
 
 describe('isCredentialColumn', () => {
   it.each([
