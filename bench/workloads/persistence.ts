@@ -15,7 +15,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createRunWriter } from '../../src/db/repositories/run-writer.ts';
 import * as runsRepository from '../../src/db/repositories/runs.ts';
 import { createRunEventBus } from '../../src/runtime/events.ts';
-import type { RunStep } from '../../src/runtime/loop.ts';
+import type { RunStep } from '../../src/runtime/run.ts';
 import { filterStep, toStoredStep } from '../../src/runtime/privacy.ts';
 import { createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
 import type { ChatMessage } from '../../src/runtime/llm.ts';

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { RunStatus } from '../runtime/loop.ts';
+import type { RunStatus, StepKind } from '../runtime/run.ts';
 import type { PrivacyLevel } from '../runtime/privacy.ts';
 
 /** Columns the database fills in (defaults) and that are read back as Date. */
@@ -157,7 +157,7 @@ export interface RunsTable {
 export interface RunStepsTable {
   run_id: string;
   sequence: number;
-  kind: 'REQUEST' | 'LLM' | 'TOOL' | 'APPROVAL';
+  kind: StepKind;
   round: number;
   duration_ms: number | null;
   payload: Json<Record<string, unknown>>;

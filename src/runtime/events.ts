@@ -1,4 +1,4 @@
-import type { PendingCallPreview } from './loop.ts';
+import type { PendingCallPreview } from './approval.ts';
 import type { ToolCall } from './llm.ts';
 import type { StoredStep } from './privacy.ts';
 

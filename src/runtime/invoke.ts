@@ -1,4 +1,12 @@
-import { decide, gateErrorFor, invalidArgumentsError, toolFailedError, type GateInput } from '../access/gate.ts';
+import {
+  decide,
+  deniedByOperatorError,
+  gateErrorFor,
+  invalidArgumentsError,
+  noLongerPermittedError,
+  toolFailedError,
+  type GateInput,
+} from '../access/gate.ts';
 import { boundToolResult } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
 import type { ToolContext, ToolLogger } from '../tools/tool.ts';
@@ -20,6 +28,11 @@ export interface InvokeOptions {
   readonly quarantine: boolean;
   /** A call still running after this many milliseconds is abandoned (its signal aborted). Default 30 000. */
   readonly timeoutMs?: number;
+  /**
+   * A call of a turn a person decided: `denied` is refused without running; `approved` runs only
+   * if the gate still allows it (a tool switched off meanwhile is refused as no longer permitted).
+   */
+  readonly approval?: 'approved' | 'denied';
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -34,8 +47,8 @@ export interface ToolOutcome {
 }
 
 /**
- * THE seam every tool call goes through, whatever the loop or resume path:
- * gate (again) → argument validation → execute (exceptions logged, never shown) → bound + sanitise.
+ * THE seam every tool call goes through, whatever the loop or resume path, refusals included:
+ * operator decision → gate (again) → argument validation → execute (exceptions logged, never shown) → bound + sanitise.
  * It never throws: every failure becomes an error result with one of the exact, generic strings of
  * DESIGN.md section 4, so the model learns nothing about which rule refused it or why a tool broke.
  */
@@ -52,7 +65,9 @@ export async function invokeTool(call: ToolCallRequest, options: InvokeOptions):
 }
 
 async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
+  if (options.approval === 'denied') return ToolResult.error(deniedByOperatorError(call.name));
   const decision = decide(options.gate, call.name);
+  if (!decision.allowed && options.approval === 'approved') return ToolResult.error(noLongerPermittedError(call.name));
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
     return ToolResult.error(gateErrorFor(decision.reason, call.name));

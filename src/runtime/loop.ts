@@ -1,70 +1,12 @@
-import { createHash } from 'node:crypto';
-import { decide, deniedByOperatorError, noLongerPermittedError, offeredTools, type GateInput } from '../access/gate.ts';
+import { offeredTools, type GateInput } from '../access/gate.ts';
 import { ProviderError, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
-import { boundToolResult } from '../tools/bounds.ts';
-import { ToolResult, type Artifact } from '../tools/result.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { Tool, ToolLogger, ToolSpec } from '../tools/tool.ts';
+import type { ToolLogger, ToolSpec } from '../tools/tool.ts';
+import { suspensionFor, type ApprovalDecision, type LoopState, type Suspension } from './approval.ts';
 import type { BudgetDenial } from './budget.ts';
 import { invokeTool } from './invoke.ts';
+import type { RunOutcome, RunStep, TerminationReason } from './run.ts';
 import { addUsage, plannedCost, priceUsage, ZERO_USAGE, type ModelPrices, type PricedUsage } from './usage.ts';
-
-export const RUN_STATUSES = ['RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export const TERMINATION_REASONS = [
-  'COMPLETED',
-  'MAX_ITERATIONS',
-  'BUDGET_EXHAUSTED',
-  'PROVIDER_FAILED',
-  'APPROVAL_DENIED',
-  'CANCELLED',
-  'INTERRUPTED',
-] as const;
-export type TerminationReason = (typeof TERMINATION_REASONS)[number];
-
-/** One step of a run, emitted as it happens (the live stream; persistence filters a copy). */
-export type RunStep =
-  | {
-      readonly kind: 'REQUEST';
-      readonly round: number;
-      /** The whole transcript sent with this call. */
-      readonly messagesSent: readonly ChatMessage[];
-      /** Names of the tools offered; null for a plain completion (no tools field on the wire). */
-      readonly offeredTools: readonly string[] | null;
-    }
-  | {
-      readonly kind: 'LLM';
-      readonly round: number;
-      readonly content: string;
-      readonly thinking: string | null;
-      readonly requestedToolCalls: readonly ToolCall[];
-      readonly usage: PricedUsage;
-      readonly finishReason: Completion['finishReason'];
-      readonly durationMs: number;
-    }
-  | {
-      readonly kind: 'APPROVAL';
-      readonly round: number;
-      /** Who decided, when, about which turn: stored BEFORE any approved write runs. */
-      readonly approverId: string;
-      readonly approverName: string;
-      readonly approved: boolean;
-      readonly digest: string;
-      readonly decidedAt: string;
-    }
-  | {
-      readonly kind: 'TOOL';
-      readonly round: number;
-      readonly toolCallId: string;
-      readonly toolName: string;
-      readonly toolArguments: Readonly<Record<string, unknown>>;
-      /** Exactly the string the model received (bounded and sanitised). */
-      readonly toolResult: string;
-      readonly toolIsError: boolean;
-      /** Run-only: never part of any provider request. */
-      readonly artifacts: readonly Artifact[];
-      readonly durationMs: number;
-    };
 
 /** Where budget pre-flight and usage accounting live (the database, in the service). */
 export interface BudgetGuard {
@@ -110,49 +52,6 @@ export interface LoopInput {
   readonly signal: AbortSignal;
   /** Receives each step in order; awaited, so a slow consumer slows the run rather than losing steps. */
   onStep(step: RunStep): Promise<void> | void;
-}
-
-export interface RunOutcome {
-  readonly status: Exclude<RunStatus, 'RUNNING'>;
-  readonly terminationReason: TerminationReason | null;
-  readonly truncated: boolean;
-  /** The loop's provider calls (a direct answer is 1); never counts the synthesis call. */
-  readonly iterations: number;
-  readonly finalContent: string | null;
-  readonly usage: PricedUsage;
-  /** Generic, safe to show: details of failures go to the log only. */
-  readonly errorMessage: string | null;
-  /** Set exactly when status is WAITING_FOR_APPROVAL: what to store to resume later. */
-  readonly suspension?: Suspension;
-}
-
-/** Where a suspended run stands. Holds message CONTENT only: artifacts never enter a transcript. */
-export interface LoopState {
-  readonly messages: readonly ChatMessage[];
-  readonly iterations: number;
-  readonly usage: PricedUsage;
-  readonly lastContent: string | null;
-}
-
-export interface PendingCallPreview {
-  readonly callId: string;
-  readonly toolName: string;
-  /** Bounded text shown to the approver; failures and empty previews are shown as such. */
-  readonly preview: string;
-}
-
-/** A turn waiting for a human: its calls (none has run), the write calls' previews, the digest. */
-export interface Suspension {
-  readonly state: LoopState;
-  readonly round: number;
-  readonly calls: readonly ToolCall[];
-  readonly previews: readonly PendingCallPreview[];
-  /** sha256 (hex) of the pending calls' canonical JSON: the approver must name exactly this turn. */
-  readonly digest: string;
-}
-
-export interface ApprovalDecision {
-  readonly approved: boolean;
 }
 
 class Cancelled extends Error {}
@@ -260,7 +159,8 @@ async function rounds(session: Session, firstRound: number): Promise<RunOutcome>
     session.iterations = round;
     if (completion.toolCalls.length === 0) return finish(session, 'COMPLETED', 'COMPLETED', { finalContent: completion.content });
     session.messages.push({ role: 'assistant', content: completion.content, toolCalls: completion.toolCalls });
-    const suspension = await suspensionFor(session, round, completion.toolCalls);
+    const state = { messages: [...session.messages], iterations: session.iterations, usage: session.usage, lastContent: session.lastContent };
+    const suspension = await suspensionFor(input, state, round, completion.toolCalls);
     if (suspension) return finish(session, 'WAITING_FOR_APPROVAL', null, { suspension });
     await runToolCalls(session, round, completion.toolCalls, 'run');
   }
@@ -312,92 +212,27 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
   return completion;
 }
 
-/** Previews are for people: bounded to 20 lines of 500 characters. */
-const PREVIEW_LINES = 20;
-const PREVIEW_LINE_CHARS = 500;
-
-export function boundPreview(text: string): string {
-  const lines = text.split('\n');
-  const kept = lines.slice(0, PREVIEW_LINES).map((line) => ([...line].length > PREVIEW_LINE_CHARS ? `${[...line].slice(0, PREVIEW_LINE_CHARS - 1).join('')}…` : line));
-  if (lines.length > PREVIEW_LINES) kept[PREVIEW_LINES - 1] = `… (${lines.length - PREVIEW_LINES + 1} more lines)`;
-  return kept.join('\n');
-}
-
-/**
- * A turn suspends when ANY of its calls names an OFFERED tool whose effect is `write` (a call to a
- * tool that is not offered never suspends: it is refused as usual). Returns null otherwise.
- */
-async function suspensionFor(session: Session, round: number, calls: readonly ToolCall[]): Promise<Suspension | null> {
-  const { input } = session;
-  const writes = calls.flatMap((call) => {
-    const decision = decide(input.gate, call.name);
-    return decision.allowed && decision.tool.effect === 'write' ? [{ call, tool: decision.tool }] : [];
-  });
-  if (writes.length === 0) return null;
-  const previews = await Promise.all(
-    writes.map(async ({ call, tool }) => ({ callId: call.id, toolName: call.name, preview: boundPreview(await previewOf(input, tool, call)) })),
-  );
-  return {
-    state: { messages: [...session.messages], iterations: session.iterations, usage: session.usage, lastContent: session.lastContent },
-    round,
-    calls,
-    previews,
-    digest: turnDigest(calls),
-  };
-}
-
-async function previewOf(input: LoopInput, tool: Tool, call: ToolCall): Promise<string> {
-  if (!tool.preview) return '(this tool offers no preview)';
-  const parsed = tool.parameters.safeParse(call.arguments);
-  if (!parsed.success) return 'Preview unavailable: the arguments are invalid, so this call will be refused if approved.';
-  try {
-    const text = await tool.preview(parsed.data, { actor: input.gate.actor, signal: input.signal, runId: input.runId, data: input.toolData, logger: input.logger });
-    return text.trim() === '' ? '(the tool returned an empty preview)' : text;
-  } catch (error) {
-    input.logger.error({ err: error, tool: tool.name, runId: input.runId }, 'tool preview failed');
-    return 'Preview failed: the tool could not describe this change.';
-  }
-}
-
-/** sha256 of the calls' canonical JSON (keys sorted), so any change to the turn changes the digest. */
-export function turnDigest(calls: readonly ToolCall[]): string {
-  return createHash('sha256')
-    .update(canonicalJson(calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }))))
-    .digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 type CallMode = 'run' | 'approved' | 'denied';
 
 /**
  * Runs one turn's calls concurrently; appends their results (content only) in call order. After an
  * approval every call is re-checked against the current switches first; after a denial none runs.
+ * Every call, refusals included, passes the one seam that bounds what the model receives.
  */
 async function runToolCalls(session: Session, round: number, calls: readonly ToolCall[], mode: CallMode): Promise<void> {
   const { input } = session;
   if (input.signal.aborted) throw new Cancelled();
   const outcomes = await Promise.all(
-    calls.map((call): Promise<{ content: string; isError: boolean; artifacts: readonly Artifact[]; durationMs: number }> => {
-      if (mode === 'denied') return Promise.resolve(refusal(session, deniedByOperatorError(call.name)));
-      if (mode === 'approved' && !decide(input.gate, call.name).allowed) return Promise.resolve(refusal(session, noLongerPermittedError(call.name)));
-      return invokeTool(call, {
+    calls.map((call) =>
+      invokeTool(call, {
         gate: input.gate,
         logger: input.logger,
         quarantine: input.settings.quarantineToolOutput,
         ...(input.settings.toolTimeoutMs === undefined ? {} : { timeoutMs: input.settings.toolTimeoutMs }),
+        ...(mode === 'run' ? {} : { approval: mode }),
         context: { actor: input.gate.actor, signal: input.signal, runId: input.runId, data: input.toolData },
-      });
-    }),
+      }),
+    ),
   );
   for (const [index, call] of calls.entries()) {
     const outcome = outcomes[index]!;
@@ -415,10 +250,4 @@ async function runToolCalls(session: Session, round: number, calls: readonly Too
     });
   }
   if (input.signal.aborted) throw new Cancelled();
-}
-
-/** Refusals name a tool the model chose, so they pass the same bounding seam as any result. */
-function refusal(session: Session, content: string) {
-  const bounded = boundToolResult(ToolResult.error(content), { quarantine: session.input.settings.quarantineToolOutput });
-  return { content: bounded.content, isError: true, artifacts: [], durationMs: 0 };
 }

@@ -1,5 +1,5 @@
 import { wordsOf } from '../redaction/masking.ts';
-import type { RunStep } from './loop.ts';
+import { STEP_KINDS, type RunStep, type StepKind } from './run.ts';
 
 /**
  * Privacy of the persisted copy (DESIGN.md section 7). Pure: no GraphQL, no SQL. The live step
@@ -17,9 +17,6 @@ export const DEFAULT_PRIVACY_LEVEL: PrivacyLevel = 'METADATA';
 export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
 }
-
-export const STEP_KINDS = ['REQUEST', 'LLM', 'TOOL', 'APPROVAL'] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
 
 /** The keys that carry what was said or produced; the levels below FULL never store them verbatim. */
 export const CONTENT_KEYS = ['messagesSent', 'content', 'thinking', 'requestedToolCalls', 'toolArguments', 'toolResult', 'toolArtifacts'] as const;

@@ -1,5 +1,5 @@
 import type { RunEventBus } from './events.ts';
-import type { RunOutcome, RunStep } from './loop.ts';
+import type { RunOutcome, RunStep } from './run.ts';
 import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
 
 /** The storage a recorder needs; `src/db/repositories/runs.ts` provides it. */

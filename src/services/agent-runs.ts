@@ -6,16 +6,9 @@ import { loadRunSetup, type RunSetup } from '../db/repositories/run-setup.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
 import { createProvider } from '../providers/create-provider.ts';
-import {
-  resumeLoop,
-  runLoop,
-  type ApprovalDecision,
-  type LoopInput,
-  type LoopSettings,
-  type RunOutcome,
-  type RunStep,
-  type Suspension,
-} from '../runtime/loop.ts';
+import type { ApprovalDecision, Suspension } from '../runtime/approval.ts';
+import { resumeLoop, runLoop, type LoopInput, type LoopSettings } from '../runtime/loop.ts';
+import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
 import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';

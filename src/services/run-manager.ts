@@ -10,7 +10,7 @@ import * as runs from '../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { RunBusEvent } from '../runtime/events.ts';
-import type { RunOutcome, RunStep } from '../runtime/loop.ts';
+import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
 import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
 import type { Actor } from '../tools/tool.ts';

@@ -4,7 +4,8 @@ import { emptyToolState } from '../../src/access/availability.ts';
 import type { GateInput } from '../../src/access/gate.ts';
 import { ProviderError, type Completion, type CompletionRequest, type LlmProvider } from '../../src/runtime/llm.ts';
 import type { BudgetDenial } from '../../src/runtime/budget.ts';
-import { runLoop, type LoopInput, type RunStep } from '../../src/runtime/loop.ts';
+import { runLoop, type LoopInput } from '../../src/runtime/loop.ts';
+import type { RunStep } from '../../src/runtime/run.ts';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../src/tools/bounds.ts';
 import { createRegistry } from '../../src/tools/registry.ts';
 import { tableArtifact, ToolResult } from '../../src/tools/result.ts';
@@ -257,7 +258,7 @@ describe('runLoop suspension for write tools', () => {
   });
 
   it('should change the digest when any argument of the turn changes', async () => {
-    const { turnDigest } = await import('../../src/runtime/loop.ts');
+    const { turnDigest } = await import('../../src/runtime/approval.ts');
     const base = [{ id: 'a', name: 'update_record', arguments: { table: 't', changes: { x: '1' } } }];
     expect(turnDigest(base)).toBe(turnDigest([{ id: 'a', name: 'update_record', arguments: { changes: { x: '1' }, table: 't' } }]));
     expect(turnDigest(base)).not.toBe(turnDigest([{ id: 'a', name: 'update_record', arguments: { table: 't', changes: { x: '2' } } }]));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RunStep } from '../../src/runtime/loop.ts';
+import type { RunStep } from '../../src/runtime/run.ts';
 import {
   CONTENT_KEYS,
   MASK,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RunStatus } from '../../runtime/loop.ts';
+import type { RunStatus } from '../../runtime/run.ts';
 import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 import { prepared } from '../prepared.ts';

@@ -1,13 +1,12 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
-import { RUN_STATUSES } from '../../runtime/loop.ts';
+import { RUN_STATUSES, STEP_KINDS, TERMINATION_REASONS } from '../../runtime/run.ts';
 import { findRunsByIds, listRuns, listRunSteps } from '../../db/repositories/runs.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError, ValidationError } from '../../errors.ts';
 import type { RunBusEvent } from '../../runtime/events.ts';
-import { TERMINATION_REASONS } from '../../runtime/loop.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
-import type { PendingCallPreview } from '../../runtime/loop.ts';
+import type { PendingCallPreview } from '../../runtime/approval.ts';
 import type { ToolCall } from '../../runtime/llm.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
@@ -16,7 +15,7 @@ import { UserRef } from './users.ts';
 
 export const RunStatusEnum = builder.enumType('RunStatus', { values: RUN_STATUSES });
 const TerminationReasonEnum = builder.enumType('TerminationReason', { values: TERMINATION_REASONS });
-const RunStepKindEnum = builder.enumType('RunStepKind', { values: ['REQUEST', 'LLM', 'TOOL', 'APPROVAL'] as const });
+const RunStepKindEnum = builder.enumType('RunStepKind', { values: STEP_KINDS });
 
 // ── artifacts: a union with an Unknown fallback, so a shape the schema does not know (or one whose
 // type was masked by the redactor) is served as data, never as an error.
