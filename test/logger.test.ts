@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, LogRing, SecretScrubber } from '../../src/logger.ts';
-import { LogCollector } from '../helpers/app.ts';
+import { createLogger, LogRing, SecretScrubber } from '../src/logger.ts';
+import { LogCollector } from './helpers/app.ts';
 
 function logWith(secrets: string[]) {
   const scrubber = new SecretScrubber();

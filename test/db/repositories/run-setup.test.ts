@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSkillIdsOfConfigurations } from '../../src/db/repositories/configurations.ts';
-import { findModelsByIds } from '../../src/db/repositories/models.ts';
-import { findProvidersByIds } from '../../src/db/repositories/providers.ts';
-import { loadRunSetup } from '../../src/db/repositories/run-setup.ts';
-import { loadToolState } from '../../src/db/repositories/tool-state.ts';
-import { findBudgetsOf } from '../../src/db/repositories/usage.ts';
-import { setBudget } from '../../src/services/budgets.ts';
-import { createConfiguration } from '../../src/services/configurations.ts';
-import { createModel } from '../../src/services/models.ts';
-import { createProvider } from '../../src/services/providers.ts';
-import { createSkill } from '../../src/services/skills.ts';
-import { setToolEnabled, setToolGroupEnabled } from '../../src/services/tool-catalog.ts';
-import { createUser } from '../../src/services/users.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { TEST_DATABASES } from '../helpers/databases.ts';
+import { findSkillIdsOfConfigurations } from '../../../src/db/repositories/configurations.ts';
+import { findModelsByIds } from '../../../src/db/repositories/models.ts';
+import { findProvidersByIds } from '../../../src/db/repositories/providers.ts';
+import { loadRunSetup } from '../../../src/db/repositories/run-setup.ts';
+import { loadToolState } from '../../../src/db/repositories/tool-state.ts';
+import { findBudgetsOf } from '../../../src/db/repositories/usage.ts';
+import { setBudget } from '../../../src/services/budgets.ts';
+import { createConfiguration } from '../../../src/services/configurations.ts';
+import { createModel } from '../../../src/services/models.ts';
+import { createProvider } from '../../../src/services/providers.ts';
+import { createSkill } from '../../../src/services/skills.ts';
+import { setToolEnabled, setToolGroupEnabled } from '../../../src/services/tool-catalog.ts';
+import { createUser } from '../../../src/services/users.ts';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { TEST_DATABASES } from '../../helpers/databases.ts';
 
 describe.each(TEST_DATABASES)('a run’s setup read in one statement on %s', (kind) => {
   let t: TestApp;

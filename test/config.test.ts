@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, secretValues } from '../../src/config.ts';
+import { ConfigError, loadConfig, secretValues } from '../src/config.ts';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 

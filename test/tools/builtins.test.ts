@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { NO_ACTOR_ERROR } from '../../../src/tools/builtin/actor-guard.ts';
-import { builtinTools } from '../../../src/tools/builtins.ts';
-import { createRegistry } from '../../../src/tools/registry.ts';
-import type { Actor } from '../../../src/tools/tool.ts';
-import { toolContext, untouchableData } from './helpers.ts';
+import { NO_ACTOR_ERROR } from '../../src/tools/builtin/actor-guard.ts';
+import { builtinTools } from '../../src/tools/builtins.ts';
+import { createRegistry } from '../../src/tools/registry.ts';
+import type { Actor } from '../../src/tools/tool.ts';
+import { toolContext, untouchableData } from './builtin/helpers.ts';
 
 /** DESIGN section 9, in its order. */
 const CATALOGUE = [
