@@ -89,3 +89,28 @@ function describe(provider: string, kind: ProviderErrorKind, status: number | nu
       return `${provider} call was cancelled`;
   }
 }
+
+/** Token counts a provider may report: whole, non-negative and exactly representable. */
+export function isValidUsage(usage: Usage): boolean {
+  const valid = (count: unknown) => typeof count === 'number' && Number.isSafeInteger(count) && count >= 0;
+  return valid(usage.promptTokens) && valid(usage.completionTokens);
+}
+
+/**
+ * The calls of one turn with ids unique within the turn. Ids are chosen by the model or by a
+ * server passing them through, so two calls may share one (or have none): every later duplicate
+ * gets `<id>_<n>` (the characters every wire accepts), and our replay answers each id it sent.
+ * Returns the same array when the ids are already unique.
+ */
+export function uniqueCallIds(calls: readonly ToolCall[]): readonly ToolCall[] {
+  const ids = new Set(calls.map((call) => call.id));
+  if (ids.size === calls.length && !ids.has('')) return calls;
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const base = call.id === '' ? `call_${index}` : call.id;
+    let id = base;
+    for (let n = 2; seen.has(id); n++) id = `${base}_${n}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}

@@ -1,5 +1,5 @@
 import { offeredTools, type GateInput } from '../access/gate.ts';
-import { ProviderError, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
+import { isValidUsage, ProviderError, uniqueCallIds, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolLogger, ToolSpec } from '../tools/tool.ts';
 import { suspensionFor, type ApprovalDecision, type LoopState, type Suspension } from './approval.ts';
@@ -187,7 +187,7 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
   }
   await input.onStep({ kind: 'REQUEST', round, messagesSent: [...session.messages], offeredTools: tools ? tools.map((spec) => spec.name) : null });
   const started = performance.now();
-  const completion = await input.provider.complete({
+  const answer = await input.provider.complete({
     model: input.model.providerModelId,
     messages: [...session.messages],
     tools,
@@ -195,6 +195,12 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
     maxTokens: settings.maxTokens,
     signal,
   });
+  // The provider boundary: numbers and ids from outside are checked before anything uses them.
+  if (!isValidUsage(answer.usage)) {
+    input.logger.error({ runId: input.runId, provider: input.provider.kind, usage: answer.usage }, 'provider reported invalid token counts');
+    throw new ProviderError(input.provider.kind, 'malformed');
+  }
+  const completion: Completion = { ...answer, toolCalls: uniqueCallIds(answer.toolCalls) };
   const priced = priceUsage(completion.usage, input.model);
   session.usage = addUsage(session.usage, priced);
   await input.budget.record(priced);

@@ -264,3 +264,85 @@ describe('runLoop suspension for write tools', () => {
     expect(turnDigest(base)).not.toBe(turnDigest([{ id: 'a', name: 'update_record', arguments: { table: 't', changes: { x: '2' } } }]));
   });
 });
+
+describe('runLoop at the provider boundary', () => {
+  /** A provider that answers verbatim what a hostile or broken server would send. */
+  function answering(...completions: Completion[]): LlmProvider {
+    return { kind: 'TEST', complete: async () => completions.shift() ?? { content: 'done', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'stop' } };
+  }
+  const turn = (calls: { id: string; name: string; arguments: Record<string, unknown> }[], usage = { promptTokens: 10, completionTokens: 1 }): Completion => ({
+    content: '',
+    toolCalls: calls,
+    usage,
+    finishReason: 'tool_calls',
+  });
+
+  it('should give every call of a turn its own id when the model repeats one, and bind each preview to its own call', async () => {
+    const write = makeTool('update_record', async () => ToolResult.text('written'), {
+      effect: 'write',
+      group: 'editing',
+      preview: async (args: { table?: string }) => `change ${args.table}`,
+    });
+    const provider = answering(
+      turn([
+        { id: 'call_X', name: 'update_record', arguments: { table: 'row-12' } },
+        { id: 'call_X', name: 'update_record', arguments: { table: 'row-13' } },
+        { id: '', name: 'update_record', arguments: { table: 'row-14' } },
+      ]),
+    );
+    const { input } = loopInput([], { tools: [write], allow: null, provider });
+    const outcome = await runLoop(input);
+    const ids = outcome.suspension!.calls.map((call) => call.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe('call_X');
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    const previewOf = (id: string) => outcome.suspension!.previews.find((preview) => preview.callId === id)?.preview;
+    expect(ids.map(previewOf)).toEqual(['change row-12', 'change row-13', 'change row-14']);
+  });
+
+  it('should answer each repeated id once on replay, in call order', async () => {
+    const requests: CompletionRequest[] = [];
+    const answers = answering(
+      turn([
+        { id: 'dup', name: 'lookup', arguments: { table: 'a' } },
+        { id: 'dup', name: 'lookup', arguments: { table: 'b' } },
+      ]),
+    );
+    const provider: LlmProvider = {
+      kind: 'TEST',
+      complete: (request) => {
+        requests.push(structuredClone({ ...request, signal: undefined }) as unknown as CompletionRequest);
+        return answers.complete(request);
+      },
+    };
+    const { input, steps } = loopInput([], { provider });
+    expect((await runLoop(input)).status).toBe('COMPLETED');
+    const toolSteps = steps.filter((step) => step.kind === 'TOOL');
+    expect(toolSteps.map((step) => step.toolCallId)).toEqual(['dup', 'dup_2']);
+    const replay = requests[1]!.messages;
+    const assistant = replay.find((message) => message.role === 'assistant');
+    expect(assistant && assistant.role === 'assistant' ? assistant.toolCalls.map((call) => call.id) : null).toEqual(['dup', 'dup_2']);
+    expect(replay.flatMap((message) => (message.role === 'tool' ? [[message.toolCallId, message.content]] : []))).toEqual([
+      ['dup', 'rows of a'],
+      ['dup_2', 'rows of b'],
+    ]);
+  });
+
+  for (const [label, usage] of [
+    ['fractional', { promptTokens: 1.5, completionTokens: 1 }],
+    ['beyond 2^53', { promptTokens: 2 ** 53 + 2, completionTokens: 1 }],
+    ['huge', { promptTokens: 1e20, completionTokens: 1 }],
+    ['negative', { promptTokens: -1_000_000, completionTokens: 1 }],
+    ['not a number', { promptTokens: Number.NaN, completionTokens: 1 }],
+  ] as const) {
+    it(`should fail the run as PROVIDER_FAILED, recording nothing, when the provider reports ${label} token counts`, async () => {
+      const { input, steps, recorded, logs } = loopInput([], { provider: answering({ content: 'hi', toolCalls: [], usage, finishReason: 'stop' }) });
+      const outcome = await runLoop(input);
+      expect(outcome).toMatchObject({ status: 'FAILED', terminationReason: 'PROVIDER_FAILED' });
+      expect(outcome.usage).toEqual({ promptTokens: 0, completionTokens: 0, cost: 0 });
+      expect(recorded).toEqual([]);
+      expect(steps.map((step) => step.kind)).toEqual(['REQUEST']);
+      expect(logs.some((line) => line.msg === 'provider reported invalid token counts')).toBe(true);
+    });
+  }
+});
