@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createRuntime, type Runtime } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { listConfigurations } from './db/repositories/configurations.ts';
 import type { StoredStep } from './runtime/privacy.ts';
 import { seedDemoCatalogue } from './services/demo-catalogue.ts';
@@ -26,7 +27,7 @@ let runtime: Runtime;
 try {
   runtime = await createRuntime(loadConfig());
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
   process.exit(1);
 }
 

@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
 
 // Entry: config → db → migrate → server.start(); SIGTERM/SIGINT → stop().
 try {
@@ -10,6 +11,6 @@ try {
   const shutdown = () => void app.stop().then(() => process.exit(0));
   process.once('SIGTERM', shutdown).once('SIGINT', shutdown);
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
   process.exit(1);
 }

@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, Db } from './database.ts';
 
 export type DbKind = 'postgres' | 'pglite';
@@ -41,10 +43,21 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: once(() => db.destroy()) };
   }
   const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
-  if (dataPath !== 'memory://') mkdirSync(dataPath, { recursive: true });
-  const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
-  return { db, kind: 'pglite', close: once(() => db.destroy()) };
+  if (dataPath === 'memory://') {
+    const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    return { db, kind: 'pglite', close: once(() => db.destroy()) };
+  }
+  mkdirSync(dataPath, { recursive: true });
+  const lock = lockDataDir(path.dirname(dataPath));
+  try {
+    const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 function once(action: () => Promise<void>): () => Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { isMemoryDataDir, loadConfig } from '../config.ts';
 import { createDb } from './create-db.ts';
+import { DataDirLockedError } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { seedRecords } from './repositories/records-seed.ts';
 
@@ -12,7 +13,10 @@ const config = loadConfig();
 if (config.databaseUrl === null && isMemoryDataDir(config.dataDir)) {
   console.warn('AIRLOCK_DATA_DIR is memory://: the seeded rows will vanish when this script exits.');
 }
-const handle = await createDb(config);
+const handle = await createDb(config).catch((error: unknown) => {
+  console.error(error instanceof DataDirLockedError ? error.message : error);
+  process.exit(1);
+});
 try {
   const applied = await migrateToLatest(handle.db);
   console.log(applied.length > 0 ? `Applied migrations: ${applied.join(', ')}` : 'Migrations: up to date.');
