@@ -4,15 +4,15 @@
  *   AIRLOCK_TOOL_MODULES=./examples/weather-tool.ts npm start
  *
  * A module default-exports `Tool[]` or a factory `(deps) => Tool[]` (it may be async). It imports
- * the contract only: `Tool`/`ToolContext` (types) and `ToolResult` with its artifact helpers. It
+ * the contract only, from the stable plugin entry `airlock/tool` (src/tools/index.ts):
+ * `Tool`/`ToolContext` (types) and `ToolResult` with its artifact helpers. It
  * needs no change anywhere else in Airlock: its group `examples` appears in `toolGroups` and an
  * admin can switch it off as a whole with `setToolGroupEnabled(name: "examples", enabled: false)`.
  *
  * Both tools are deterministic and never touch the network, so they are safe to demo offline.
  */
 import { z } from 'zod';
-import { ToolResult, tableArtifact } from '../src/tools/result.ts';
-import type { Tool, ToolLogger } from '../src/tools/tool.ts';
+import { ToolResult, tableArtifact, type Tool, type ToolLogger } from 'airlock/tool';
 
 /** The group of every tool here. A new group is just a new string. */
 export const EXAMPLE_GROUP = 'examples';

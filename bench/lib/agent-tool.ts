@@ -1,7 +1,7 @@
 /**
  * The one tool every agent variant calls: cheap, deterministic, no I/O, so that the benchmark
  * measures the runtime around the tool and not the tool. Shared by the bare loop, the AI SDK peer
- * and the Airlock tool module (`bench/bench-tool.ts`).
+ * and the Airlock tool module (`bench/bin/bench-tool.ts`).
  */
 export const BENCH_TOOL_NAME = 'bench_lookup';
 export const BENCH_TOOL_GROUP = 'bench';

@@ -85,7 +85,7 @@ export async function startAirlock(
         LOG_LEVEL: 'info',
         AIRLOCK_ADMIN_TOKEN: adminToken,
         AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
-        AIRLOCK_TOOL_MODULES: './bench/bench-tool.ts',
+        AIRLOCK_TOOL_MODULES: './bench/bin/bench-tool.ts',
         ...(database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', AIRLOCK_DATA_DIR: 'memory://' }),
         ...options.env,
       },

@@ -7,7 +7,7 @@
  * A "step" is one provider call (K + 1 per run): the unit all three variants share. Airlock stores
  * 2 rows per provider call (REQUEST, LLM) and one per tool call on top.
  */
-import type { BatchRequest, BatchResult } from '../agent-driver.ts';
+import type { BatchRequest, BatchResult } from '../bin/agent-driver.ts';
 import { type AirlockUnderTest, BENCH_POSTGRES_URL, postgresAvailable, startAirlock, type DbKind } from '../lib/airlock.ts';
 import { startDriver, startServer, type Driver, type ServerProcess } from '../lib/children.ts';
 import { cpuMs, peakRssBytes } from '../lib/proc.ts';
@@ -105,13 +105,13 @@ export async function runAgentRuns(options: AgentRunsOptions): Promise<AgentRuns
   const stops: (() => Promise<void>)[] = [];
   try {
     progress('[agent runs] starting the fake OpenAI server');
-    fake = await startServer('bench/fake-openai.ts', { FAKE_OPENAI_K: String(options.k), FAKE_OPENAI_LATENCY_MS: String(options.latencyMs) }, /listening (\d+)/);
+    fake = await startServer('bench/bin/fake-openai.ts', { FAKE_OPENAI_K: String(options.k), FAKE_OPENAI_LATENCY_MS: String(options.latencyMs) }, /listening (\d+)/);
     const fakeBaseUrl = `http://127.0.0.1:${fake.ready[1]}/v1`;
 
     for (const variant of VARIANTS) {
       try {
         progress(`[agent runs] starting ${LABEL[variant]}`);
-        const driver = await startDriver('bench/agent-driver.ts');
+        const driver = await startDriver('bench/bin/agent-driver.ts');
         stops.push(() => driver.stop());
         if (variant === 'bare' || variant === 'ai-sdk') {
           targets.push({ variant, driver, agentPid: driver.pid });

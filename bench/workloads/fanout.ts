@@ -1,8 +1,8 @@
 /**
  * Workload 2 (fan-out): N graphql-ws clients (one socket each, spread over R running runs)
  * subscribed to `runEvents`, against a raw `ws` broadcast of the same events to the same number of
- * clients at the same pace (`bench/raw-broadcast.ts`). Both are received by the same code in one
- * driver process (`bench/fanout-driver.ts`), so every receipt time is on one clock.
+ * clients at the same pace (`bench/bin/raw-broadcast.ts`). Both are received by the same code in one
+ * driver process (`bench/bin/fanout-driver.ts`), so every receipt time is on one clock.
  *
  * Figures: lag of each (client, event) = receipt − the event's first receipt by any client of its
  * run, p50 / p99 over all pairs, live events only; lost events = stored steps of the run a client
@@ -16,8 +16,8 @@
  * replays the schedule (group, offset, frame size) the Airlock server produced just before.
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { CollectResult } from '../fanout-driver.ts';
-import type { PlayResult, ScheduledFrame } from '../raw-broadcast.ts';
+import type { CollectResult } from '../bin/fanout-driver.ts';
+import type { PlayResult, ScheduledFrame } from '../bin/raw-broadcast.ts';
 import { postgresAvailable, startAirlock, type AirlockUnderTest, type DbKind } from '../lib/airlock.ts';
 import { BENCH_SYSTEM_PROMPT, BENCH_TOOL_GROUP } from '../lib/agent-tool.ts';
 import { startDriver, startServer, type Driver } from '../lib/children.ts';
@@ -188,14 +188,14 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
   const kind: DbKind = (await postgresAvailable()) ? 'postgres' : 'pglite';
   const step = (text: string) => progress(`[fanout] ${text}`);
   step('starting the fake OpenAI server, the raw ws broadcaster and Airlock');
-  const fake = await startServer('bench/fake-openai.ts', {}, /listening (\d+)/);
+  const fake = await startServer('bench/bin/fake-openai.ts', {}, /listening (\d+)/);
   const stops: (() => Promise<void>)[] = [() => fake.stop()];
   try {
     const gate = await startGate(`http://127.0.0.1:${fake.ready[1]}/v1`);
     stops.push(() => gate.stop());
-    const driver = await startDriver('bench/fanout-driver.ts');
+    const driver = await startDriver('bench/bin/fanout-driver.ts');
     stops.push(() => driver.stop());
-    const raw = await startDriver('bench/raw-broadcast.ts');
+    const raw = await startDriver('bench/bin/raw-broadcast.ts');
     stops.push(() => raw.stop());
     const { port: rawPort } = await raw.request<{ port: number }>({ type: 'listen' });
     const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds });

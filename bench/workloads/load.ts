@@ -8,7 +8,7 @@
  *   server answers every call after a fixed latency (20 ms by default) and scripts K = 3 tool rounds.
  * - Idle subscriptions: S graphql-ws connections with one `runEvents` each, spread over S / 100 runs
  *   that stay RUNNING (their provider call waits 590 s), opened before the clock starts, held for
- *   the whole load from `bench/load-driver.ts` (the watcher process). At the end the runs are
+ *   the whole load from `bench/bin/load-driver.ts` (the watcher process). At the end the runs are
  *   cancelled: each subscription must still be open, have had no error, and then receive exactly
  *   its run's stored steps and RunFinishedEvent CANCELLED.
  * - Runs: C workers in another driver process (the runner), one graphql-ws connection each, as a
@@ -22,8 +22,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RunRecord } from '../load-driver.ts';
-import type { TargetCheck } from '../run.ts';
+import type { RunRecord } from '../bin/load-driver.ts';
+import type { TargetCheck } from '../lib/targets.ts';
 import { createWaitingConfiguration, postgresAvailable, startAirlock, type AirlockUnderTest } from '../lib/airlock.ts';
 import { startDriver, startServer, type Driver, type ServerProcess } from '../lib/children.ts';
 import { cpuMs, peakRssBytes, rssBytes } from '../lib/proc.ts';
@@ -208,11 +208,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let fake: ServerProcess | null = null;
   try {
     progress('[load] starting the fake OpenAI server, the drivers and Airlock (PostgreSQL)');
-    fake = await startServer('bench/fake-openai.ts', { FAKE_OPENAI_K: String(options.k), FAKE_OPENAI_LATENCY_MS: String(options.latencyMs) }, /listening (\d+)/);
+    fake = await startServer('bench/bin/fake-openai.ts', { FAKE_OPENAI_K: String(options.k), FAKE_OPENAI_LATENCY_MS: String(options.latencyMs) }, /listening (\d+)/);
     const fakeBaseUrl = `http://127.0.0.1:${fake.ready[1]}/v1`;
-    const watcher: Driver = await startDriver('bench/load-driver.ts');
+    const watcher: Driver = await startDriver('bench/bin/load-driver.ts');
     stops.push(() => watcher.stop());
-    const runner: Driver = await startDriver('bench/load-driver.ts');
+    const runner: Driver = await startDriver('bench/bin/load-driver.ts');
     stops.push(() => runner.stop());
     const airlock = await startAirlock('postgres', {
       fakeBaseUrl,

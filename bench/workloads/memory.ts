@@ -42,9 +42,9 @@ export async function runMemory(options: MemoryOptions): Promise<MemoryResult> {
   const kind: DbKind = (await postgresAvailable()) ? 'postgres' : 'pglite';
   const reportFile = path.join(tmpdir(), `airlock-bench-memory-${process.pid}.json`);
   progress('[memory] starting the fake OpenAI server and Airlock');
-  const fake = await startServer('bench/fake-openai.ts', {}, /listening (\d+)/);
+  const fake = await startServer('bench/bin/fake-openai.ts', {}, /listening (\d+)/);
   const fakeBaseUrl = `http://127.0.0.1:${fake.ready[1]}/v1`;
-  const driver = await startDriver('bench/subscription-driver.ts');
+  const driver = await startDriver('bench/bin/subscription-driver.ts');
   const airlock = await startAirlock(kind, {
     fakeBaseUrl,
     k: 3,

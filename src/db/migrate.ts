@@ -6,18 +6,21 @@ import { type Kysely, type Migration, type MigrationProvider, type MigrationResu
 /** The committed migrations folder, resolved from this file so it works from any working directory. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
-const MIGRATION_FILE = /^\d{14}_[a-z0-9-]+\.ts$/;
+/** `.ts` in the repository, `.js` in the build (`dist/migrations`); the name excludes the extension. */
+const MIGRATION_FILE = /^(\d{14}_[a-z0-9-]+)\.(ts|js)$/;
 
 /**
- * Reads `migrations/<UTC stamp>_<verb-noun>.ts`. Kysely's FileMigrationProvider imports from
- * inside node_modules, where neither tsx nor vitest transforms TypeScript; importing from here does.
+ * Reads `migrations/<UTC stamp>_<verb-noun>.ts` (or the `.js` build of it). Kysely's
+ * FileMigrationProvider imports from inside node_modules, where neither tsx nor vitest transforms
+ * TypeScript; importing from here does.
  */
 const folderProvider: MigrationProvider = {
   async getMigrations() {
     const files = (await readdir(MIGRATIONS_DIR)).filter((file) => MIGRATION_FILE.test(file)).sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
-      migrations[file.slice(0, -'.ts'.length)] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+      const name = MIGRATION_FILE.exec(file)![1]!;
+      migrations[name] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
     }
     return migrations;
   },

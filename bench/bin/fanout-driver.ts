@@ -3,7 +3,7 @@
  * (as dashboard tabs would have), all in ONE process so that every receipt time is read on the
  * same clock. Two kinds of subscriber, recorded by the same code:
  * - Airlock: a graphql-ws client (`ws` underneath) subscribed to `runEvents(runId)`;
- * - raw: a bare `ws` client of `bench/raw-broadcast.ts`, whose frames are graphql-ws `next` messages
+ * - raw: a bare `ws` client of `bench/bin/raw-broadcast.ts`, whose frames are graphql-ws `next` messages
  *   parsed by the same graphql-ws function.
  * It also starts the runs (`runAgent` on one initiator connection, which stays subscribed: leaving
  * runAgent would cancel the run).
@@ -14,10 +14,10 @@
  */
 import { parseMessage, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { serveDriver } from './lib/children.ts';
-import { connectGraphqlWs, inPool } from './lib/ws-client.ts';
-import { BENCH_PROMPT } from './lib/agent-tool.ts';
-import { quantile } from './lib/stats.ts';
+import { serveDriver } from '../lib/children.ts';
+import { connectGraphqlWs, inPool } from '../lib/ws-client.ts';
+import { BENCH_PROMPT } from '../lib/agent-tool.ts';
+import { quantile } from '../lib/stats.ts';
 
 const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input) {
   __typename

@@ -8,8 +8,8 @@
  */
 import type { Client } from 'graphql-ws';
 import { z } from 'zod';
-import { serveDriver } from './lib/children.ts';
-import { connectGraphqlWs } from './lib/ws-client.ts';
+import { serveDriver } from '../lib/children.ts';
+import { connectGraphqlWs } from '../lib/ws-client.ts';
 import {
   BENCH_PROMPT,
   BENCH_SYSTEM_PROMPT,
@@ -17,7 +17,7 @@ import {
   BENCH_TOOL_JSON_SCHEMA,
   BENCH_TOOL_NAME,
   benchLookup,
-} from './lib/agent-tool.ts';
+} from '../lib/agent-tool.ts';
 
 export interface BatchRequest {
   readonly variant: 'bare' | 'ai-sdk' | 'airlock';

@@ -2,7 +2,7 @@
  * A zero-latency fake OpenAI-compatible Chat Completions server, run in its OWN process so that
  * its CPU never counts against the process being measured:
  *
- *   node --import tsx bench/fake-openai.ts            # prints `listening <port>` once ready
+ *   node --import tsx bench/bin/fake-openai.ts            # prints `listening <port>` once ready
  *
  * Script: a request that offers tools and holds fewer than K assistant tool-call turns is answered
  * with one call of the first offered tool (`{"n": <round>}`); anything else gets the final answer.

@@ -14,14 +14,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT, stopAllChildren } from './lib/children.ts';
-import { progressDone } from './lib/progress.ts';
-import { runAgentRuns } from './workloads/agent-runs.ts';
-import { fanoutTarget, runFanout } from './workloads/fanout.ts';
-import { runLoad } from './workloads/load.ts';
-import { runMemory } from './workloads/memory.ts';
-import { runMicro } from './workloads/micro.ts';
-import { runPersistence } from './workloads/persistence.ts';
+import { REPO_ROOT, stopAllChildren } from '../lib/children.ts';
+import { progressDone } from '../lib/progress.ts';
+import type { TargetCheck } from '../lib/targets.ts';
+import { runAgentRuns } from '../workloads/agent-runs.ts';
+import { fanoutTarget, runFanout } from '../workloads/fanout.ts';
+import { runLoad } from '../workloads/load.ts';
+import { runMemory } from '../workloads/memory.ts';
+import { runMicro } from '../workloads/micro.ts';
+import { runPersistence } from '../workloads/persistence.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro').split(',').map((name) => name.trim()));
@@ -33,12 +34,6 @@ interface WorkloadReport {
   readonly table?: string;
   readonly targets?: readonly TargetCheck[];
   readonly result?: unknown;
-}
-
-export interface TargetCheck {
-  readonly target: string;
-  readonly figure: string;
-  readonly met: boolean | null;
 }
 
 function packageVersion(name: string): string | null {

@@ -1,12 +1,11 @@
 /**
  * Airlock tool module for the agent-run benchmark, loaded with
- * `AIRLOCK_TOOL_MODULES=./bench/bench-tool.ts`: the same cheap deterministic tool the bare loop
+ * `AIRLOCK_TOOL_MODULES=./bench/bin/bench-tool.ts`: the same cheap deterministic tool the bare loop
  * and the AI SDK peer call, in its own group `bench` so a configuration can offer only it.
  */
 import { z } from 'zod';
-import { ToolResult } from '../src/tools/result.ts';
-import type { Tool } from '../src/tools/tool.ts';
-import { BENCH_TOOL_DESCRIPTION, BENCH_TOOL_GROUP, BENCH_TOOL_NAME, benchLookup } from './lib/agent-tool.ts';
+import { ToolResult, type Tool } from 'airlock/tool';
+import { BENCH_TOOL_DESCRIPTION, BENCH_TOOL_GROUP, BENCH_TOOL_NAME, benchLookup } from '../lib/agent-tool.ts';
 
 const parameters = z.strictObject({ n: z.number().int().describe('The round number.') });
 

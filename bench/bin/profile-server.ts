@@ -1,7 +1,7 @@
 /**
  * CPU profile of the Airlock server under workload 1 (c = 8, K = 3):
  *
- *   node --import tsx bench/profile-server.ts [postgres|pglite] [runs]
+ *   node --import tsx bench/bin/profile-server.ts [postgres|pglite] [runs]
  *
  * Starts the fake provider and an Airlock server with `--cpu-prof`, runs the batch over graphql-ws,
  * stops the server (which writes the profile) and prints self time grouped by package and by the
@@ -11,9 +11,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BatchResult } from './agent-driver.ts';
-import { startAirlock, type DbKind } from './lib/airlock.ts';
-import { REPO_ROOT, startDriver, startServer, stopAllChildren } from './lib/children.ts';
-import { renderTable } from './lib/stats.ts';
+import { startAirlock, type DbKind } from '../lib/airlock.ts';
+import { REPO_ROOT, startDriver, startServer, stopAllChildren } from '../lib/children.ts';
+import { renderTable } from '../lib/stats.ts';
 
 interface ProfileNode {
   id: number;
@@ -30,10 +30,10 @@ const kind = (process.argv[2] ?? 'postgres') as DbKind;
 const runs = Number(process.argv[3] ?? '200');
 const dir = mkdtempSync(path.join(tmpdir(), 'airlock-profile-'));
 try {
-  const fake = await startServer('bench/fake-openai.ts', {}, /listening (\d+)/);
+  const fake = await startServer('bench/bin/fake-openai.ts', {}, /listening (\d+)/);
   const fakeBaseUrl = `http://127.0.0.1:${fake.ready[1]}/v1`;
   const airlock = await startAirlock(kind, { fakeBaseUrl, k: 3, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-  const driver = await startDriver('bench/agent-driver.ts');
+  const driver = await startDriver('bench/bin/agent-driver.ts');
   const request = { type: 'batch', variant: 'airlock', runs, concurrency: 8, k: 3, fakeBaseUrl, airlock: { wsUrl: airlock.wsUrl, token: airlock.userToken, configurationId: airlock.configurationId } };
   await driver.request<BatchResult>({ ...request, runs: 600 });
   const result = await driver.request<BatchResult>(request);

@@ -3,7 +3,7 @@
  * schedule of frames to groups of clients — no GraphQL, no per-subscriber work, each frame encoded
  * once and written to every socket of its group. The schedule is the one the Airlock server
  * produced in the same run (same groups, same events, same frame sizes, same offsets), so both
- * are measured on the same pace by the same client code (`bench/fanout-driver.ts`).
+ * are measured on the same pace by the same client code (`bench/bin/fanout-driver.ts`).
  *
  * Clients connect to `ws://127.0.0.1:<port>/?group=<g>`. Driven over IPC (see `lib/children.ts`):
  *   { type: 'listen' }                          → { port }
@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { serveDriver } from './lib/children.ts';
+import { serveDriver } from '../lib/children.ts';
 
 /** One event of the schedule: sent to every client of `group` at `offsetMs` after the start. */
 export interface ScheduledFrame {

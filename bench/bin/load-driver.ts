@@ -8,9 +8,9 @@
  * Everything is recorded, nothing is judged here: the harness compares it with what was stored.
  */
 import type { Client } from 'graphql-ws';
-import { BENCH_PROMPT } from './lib/agent-tool.ts';
-import { serveDriver } from './lib/children.ts';
-import { connectGraphqlWs, inPool } from './lib/ws-client.ts';
+import { BENCH_PROMPT } from '../lib/agent-tool.ts';
+import { serveDriver } from '../lib/children.ts';
+import { connectGraphqlWs, inPool } from '../lib/ws-client.ts';
 
 const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input) {
   __typename

@@ -4,9 +4,9 @@
  * subscription, as a dashboard tab would have.
  */
 import type { Client } from 'graphql-ws';
-import { serveDriver } from './lib/children.ts';
-import { connectGraphqlWs, inPool } from './lib/ws-client.ts';
-import { BENCH_PROMPT } from './lib/agent-tool.ts';
+import { serveDriver } from '../lib/children.ts';
+import { connectGraphqlWs, inPool } from '../lib/ws-client.ts';
+import { BENCH_PROMPT } from '../lib/agent-tool.ts';
 
 const RUN_AGENT = `subscription($input: RunAgentInput!) { runAgent(input: $input) { __typename ... on RunStartedEvent { run { id status } } } }`;
 const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) { __typename ... on RunStepEvent { step { sequence kind } } } }`;
