@@ -38,12 +38,11 @@ const FINAL_CLOSE_CODES: Readonly<Record<number, string>> = {
 /** A watch that cannot go on; `message` is meant to be printed as it is. */
 export class WatchRunError extends Error {
   override readonly name = 'WatchRunError';
-  constructor(
-    message: string,
-    /** The websocket close code, when the server closed the connection. */
-    readonly closeCode: number | null = null,
-  ) {
+  /** The websocket close code, when the server closed the connection. */
+  readonly closeCode: number | null;
+  constructor(message: string, closeCode: number | null = null) {
     super(message);
+    this.closeCode = closeCode;
   }
 }
 
