@@ -5,7 +5,8 @@ import type { Db, GrantMode, UserRow } from '../db/database.ts';
 import { GRANT_MODES } from '../db/database.ts';
 import * as users from '../db/repositories/users.ts';
 import * as grants from '../db/repositories/grants.ts';
-import { NotFoundError } from '../errors.ts';
+import { listRecordTableNames, RECORDS_SCHEMA } from '../db/repositories/records.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { parseInput, requireId, uniquely } from './validate.ts';
 
 /** Tokens carry 256 bits of randomness; only their SHA-256 digest is stored. */
@@ -99,8 +100,27 @@ export async function grantTable(db: Db, userId: string, input: { table: string;
   const { table, mode } = parseInput(grantSchema, input);
   const user = await users.findUserById(db, requireId('User', userId));
   if (!user) throw new NotFoundError('User', userId);
+  await assertRecordTable(db, table);
   await grants.saveGrant(db, user.id, table, mode);
   return user;
+}
+
+/** Most table names a refusal lists; the rest are counted. */
+const LISTED_TABLES = 20;
+
+/**
+ * A grant names a table that exists now, so a typo is refused instead of stored silently (the grant
+ * would read nothing). Revoking stays possible for a table dropped since.
+ */
+async function assertRecordTable(db: Db, table: string): Promise<void> {
+  const tables = await listRecordTableNames(db);
+  if (tables.includes(table)) return;
+  const known =
+    tables.length === 0
+      ? `The "${RECORDS_SCHEMA}" schema has no tables yet: create them there, or run \`npm run seed\` for the demo tables customers and orders.`
+      : `Tables you can grant: ${tables.slice(0, LISTED_TABLES).join(', ')}${tables.length > LISTED_TABLES ? ` and ${tables.length - LISTED_TABLES} more` : ''}.`;
+  const message = `No table "${table}" in the "${RECORDS_SCHEMA}" schema. ${known}`;
+  throw new ValidationError(message, [{ path: ['table'], message }]);
 }
 
 export async function revokeTable(db: Db, userId: string, input: { table: string }): Promise<UserRow> {

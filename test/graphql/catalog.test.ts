@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -229,6 +230,7 @@ describe.each(TEST_DATABASES)('catalogue mutations on %s', (kind) => {
     });
 
     it('should grant and revoke tables', async () => {
+      await seedRecords(t.app.services.db); // a grant names a table that exists
       const granted = await t.gql(
         `mutation($id: ID!) { grantTable(userId: $id, table: "customers") { ... on User { tableGrants { table mode } } } w: grantTable(userId: $id, table: "orders", mode: WRITE) { ... on User { tableGrants { table mode } } } }`,
         { id: userId },

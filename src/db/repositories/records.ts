@@ -67,6 +67,18 @@ export async function listRecordTables(db: Db, actor: Actor): Promise<TableInfo[
 }
 
 /**
+ * Names of every table (and view) of the records schema, sorted: what an admin may grant. Empty
+ * when the schema does not exist yet (a fresh database before `npm run seed`).
+ */
+export async function listRecordTableNames(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ table_name: string }>`
+    select t.table_name from information_schema.tables t
+    where t.table_schema = ${RECORDS_SCHEMA}
+    order by t.table_name`.execute(db);
+  return rows.map((row) => row.table_name);
+}
+
+/**
  * PostgreSQL text cannot hold NUL (U+0000): a bound parameter carrying one is refused with
  * "invalid byte sequence" (SQLSTATE 22021) instead of matching nothing, which made the tools fail
  * on a model's stray NUL (found by test/security/fuzz.test.ts). So a name holding one names no

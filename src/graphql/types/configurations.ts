@@ -51,7 +51,8 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
     maxTokens: t.exposeInt('max_tokens', { nullable: true }),
     maxIterations: t.exposeInt('max_iterations', { description: 'Tool rounds before a final answer is forced.' }),
     allowedToolGroups: t.stringList({
-      description: 'Empty = no group restriction.',
+      description:
+        'Tool groups this configuration may offer. Empty (`[]`, also what an omitted list reads back as) = no group restriction: every enabled tool the running user may use, which for an admin includes the system and accounts tools (get_env, fetch_logs, list_users, …). Name groups to narrow it.',
       resolve: (configuration) => configuration.allowed_tool_groups,
     }),
     skills: t.field({
@@ -60,7 +61,12 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
         (await findSkillIdsOfConfigurations(context.services.db, [configuration.id])).get(configuration.id) ?? [],
     }),
     trustFloor: t.exposeInt('trust_floor'),
-    privacyLevel: t.field({ type: PrivacyLevelEnum, resolve: (configuration) => configuration.privacy_level }),
+    privacyLevel: t.field({
+      type: PrivacyLevelEnum,
+      description:
+        'What of each run is STORED (and shown live to non-admins). Default METADATA stores no content: prompt, finalContent and every step content field read back null, even for an admin; choose REDACTED or FULL to read content back.',
+      resolve: (configuration) => configuration.privacy_level,
+    }),
     quarantineToolOutput: t.exposeBoolean('quarantine_tool_output'),
     requireSecondApprover: t.exposeBoolean('require_second_approver', {
       description: "Four eyes: the run's initiator may deny but not approve their own run's writes.",
@@ -94,10 +100,17 @@ const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
     temperature: t.float(),
     maxTokens: t.int(),
     maxIterations: t.int({ description: 'Default 5.' }),
-    allowedToolGroups: t.stringList(),
+    allowedToolGroups: t.stringList({
+      description:
+        'Omitted or empty = every enabled tool the running user may use (for an admin that includes system tools such as get_env, fetch_logs, list_users); reads back as `[]`. Name groups (e.g. ["content", "structure"]) to narrow it.',
+    }),
     skillIds: t.idList(),
     trustFloor: t.int(),
-    privacyLevel: t.field({ type: PrivacyLevelEnum, description: 'Default METADATA.' }),
+    privacyLevel: t.field({
+      type: PrivacyLevelEnum,
+      description:
+        'Default METADATA, which stores no content: every content field of the stored run reads null, even for an admin. REDACTED or FULL keep content to read back.',
+    }),
     quarantineToolOutput: t.boolean(),
     requireSecondApprover: t.boolean({ description: 'Default false.' }),
   }),
@@ -111,10 +124,15 @@ const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
     temperature: t.float({ description: 'Explicit null = the provider default.' }),
     maxTokens: t.int({ description: 'Explicit null = no cap.' }),
     maxIterations: t.int(),
-    allowedToolGroups: t.stringList(),
+    allowedToolGroups: t.stringList({
+      description: 'Replaces the list; `[]` = every enabled tool the running user may use (for an admin, system tools too).',
+    }),
     skillIds: t.idList({ description: 'Replaces the attached skills, in this order.' }),
     trustFloor: t.int(),
-    privacyLevel: t.field({ type: PrivacyLevelEnum }),
+    privacyLevel: t.field({
+      type: PrivacyLevelEnum,
+      description: 'Applies to runs started afterwards. NONE/METADATA store no content (content fields read null, even for an admin).',
+    }),
     quarantineToolOutput: t.boolean(),
     requireSecondApprover: t.boolean(),
   }),
