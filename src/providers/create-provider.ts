@@ -5,7 +5,7 @@ import { createGeminiProvider } from './gemini.ts';
 import { createOllamaProvider } from './ollama.ts';
 import { createOpenAiProvider } from './openai.ts';
 import type { LlmProvider } from '../runtime/llm.ts';
-import { createScriptedProvider } from './scripted.ts';
+import { createScriptedProvider, scriptedSettingsSchema } from './scripted.ts';
 
 /** Where each vendor answers when a provider has no base URL of its own. */
 export const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ProviderKind, 'SCRIPTED'>, string>> = {
@@ -22,6 +22,11 @@ const httpSettingsSchema = z
     headers: z.record(z.string(), z.string()).optional(),
   })
   .loose();
+
+/** The settings a provider of this kind accepts: checked when they are stored, so runs never meet bad ones. */
+export function providerSettingsSchema(kind: ProviderKind): z.ZodType {
+  return kind === 'SCRIPTED' ? scriptedSettingsSchema : httpSettingsSchema;
+}
 
 export interface ProviderConfig {
   readonly kind: ProviderKind;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db, ProviderRow, ProviderUpdate } from '../db/database.ts';
+import type { Db, ProviderKind, ProviderRow, ProviderUpdate } from '../db/database.ts';
 import { PROVIDER_KINDS } from '../db/database.ts';
 import * as providers from '../db/repositories/providers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { providerSettingsSchema } from '../providers/create-provider.ts';
 import { nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 export interface ProviderDeps {
@@ -44,7 +45,16 @@ const settings = z
   .refine((value) => JSON.stringify(value).length <= 65_536, 'must encode to at most 64 KiB of JSON');
 
 const optional = { baseUrl, apiKey, settings };
-const createSchema = z.object({ name, kind: z.enum(PROVIDER_KINDS), ...nullishShape(optional) });
+/** Settings are validated for the provider's kind, so a bad value is refused here, by path, not at every run. */
+function checkSettings(kind: ProviderKind, value: unknown, context: z.RefinementCtx): void {
+  const result = providerSettingsSchema(kind).safeParse(value ?? {});
+  if (result.success) return;
+  for (const issue of result.error.issues) context.addIssue({ code: 'custom', path: ['settings', ...issue.path], message: issue.message });
+}
+
+const createSchema = z
+  .object({ name, kind: z.enum(PROVIDER_KINDS), ...nullishShape(optional) })
+  .superRefine((data, context) => checkSettings(data.kind, data.settings, context));
 // In an update, an absent field is left alone; `apiKey: null` removes the stored key.
 const updateSchema = z.object(nullishShape({ name, kind: z.enum(PROVIDER_KINDS), ...optional }));
 
@@ -67,6 +77,14 @@ export async function createProvider(deps: ProviderDeps, input: unknown): Promis
 export async function updateProvider(deps: ProviderDeps, id: string, input: Record<string, unknown>): Promise<ProviderRow> {
   requireId('Provider', id);
   const data = parseInput(updateSchema, input);
+  if (data.kind != null || data.settings != null) {
+    // The settings that will be stored must suit the kind that will be stored.
+    const [current] = data.kind != null && data.settings != null ? [] : await providers.findProvidersByIds(deps.db, [id]);
+    const kind = data.kind ?? current?.kind;
+    if (!kind) throw new NotFoundError('Provider', id);
+    const settings = data.settings ?? current?.settings;
+    parseInput(z.unknown().superRefine((value, context) => checkSettings(kind, value, context)), settings);
+  }
   const changes: ProviderUpdate = {};
   if (data.name != null) changes.name = data.name;
   if (data.kind != null) changes.kind = data.kind;
