@@ -28,7 +28,7 @@ export interface TestApp {
    * In-process GraphQL over `yoga.fetch`; returns the parsed JSON body. A typed document (from
    * `graphql(...)`) types its variables and `data`; a plain string stays untyped.
    */
-  gql: GqlOverTheWire;
+  gql: InProcessGql;
   /** Raw in-process request, for status codes and headers. */
   fetch(init: RequestInit & { path?: string }): Promise<Response>;
   stop(): Promise<void>;
@@ -40,7 +40,8 @@ export interface GqlResponse<TData> {
   errors?: any[];
 }
 
-export interface GqlOverTheWire {
+/** `t.gql`: typed in and out for a document from `graphql(...)`, untyped for a string. */
+export interface InProcessGql {
   <TData, TVariables extends Record<string, unknown>>(
     document: TypedDocumentNode<TData, TVariables>,
     ...rest: Record<string, never> extends TVariables ? [variables?: TVariables, token?: string | null] : [variables: TVariables, token?: string | null]
