@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredContent } from '../../src/services/retention.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { collect, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+import { collect, lastEvent, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 
 describe.each(TEST_DATABASES)('retention on %s', (kind) => {
   let t: TestApp;
@@ -23,7 +23,7 @@ describe.each(TEST_DATABASES)('retention on %s', (kind) => {
     try {
       for (const prompt of ['old question', 'new question']) {
         const events = await collect(client, RUN_AGENT, { input: { configurationId, prompt } });
-        runIds.push(Buffer.from(events.at(-1).run.id, 'base64').toString().split(':')[1]!);
+        runIds.push(Buffer.from(lastEvent(events, 'RunFinishedEvent').run.id, 'base64').toString().split(':')[1]!);
       }
     } finally {
       await client.dispose();

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, sseEvents, wsClient } from '../helpers/runs.ts';
+import { graphql } from '../../src/graphql/client/gql.ts';
+import type { PrivacyLevel } from '../../src/graphql/client/graphql.ts';
+import { member, textOf } from '../helpers/documents.ts';
+import { collect, lastEvent, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, sseEvents, stepsOf, wsClient, type RunEvent } from '../helpers/runs.ts';
 
 const SECRET_IN_RESULT = 'alice@example.com';
 
@@ -12,25 +15,66 @@ const TOOL_THEN_ANSWER = [
   { content: `Found them; contact ${SECRET_IN_RESULT} with key sk-proj-abcdefghijklmnopqrstuvwx.` },
 ];
 
-const kinds = (events: any[]) =>
+const kinds = (events: RunEvent[]) =>
   events.map((event) => (event.__typename === 'RunStepEvent' ? `${event.__typename}:${event.step.kind}` : event.__typename));
+
+const CREATE_USER = graphql(`
+  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }
+`);
+const GRANT_TABLE = graphql(`
+  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }
+`);
+const RUN_AS_OWNER_SEES_IT = graphql(`
+  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }
+`);
+const STORED_RUN = graphql(`
+  query RunAgentStoredRun($id: ID!) {
+    run(id: $id) {
+      privacyLevel prompt finalContent
+      steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } }
+    }
+  }
+`);
+const STORED_ARTIFACTS = graphql(`
+  query RunAgentStoredArtifacts($id: ID!) {
+    run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } }
+  }
+`);
+const RUN_OWNERS = graphql(`
+  query RunAgentRunOwners { runs(first: 100) { edges { node { user { id } status } } } }
+`);
+const FIRST_RUNS = graphql(`
+  query RunAgentFirstRuns { runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }
+`);
+const NEXT_RUNS = graphql(`
+  query RunAgentNextRuns($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }
+`);
+const COMPLETED_RUNS = graphql(`
+  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }
+`);
+const RUN_ID = graphql(`
+  query RunAgentRunId($id: ID!) { run(id: $id) { id } }
+`);
+const RUN_OWNER_NAME = graphql(`
+  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }
+`);
 
 describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
   let t: TestApp;
   let url: string;
   let userToken: string;
   let userId: string;
-  const configurations: Record<string, string> = {};
+  const configurations = {} as Record<PrivacyLevel, string>;
 
   beforeAll(async () => {
     t = await startTestApp(kind);
     url = (await t.app.server.start()).url;
     await seedRecords(t.app.services.db);
-    const user = await t.gql(`mutation { createUser(input: { name: "dash" }) { ... on CreateUserPayload { token user { id } } } }`);
-    userToken = user.data.createUser.token;
-    userId = user.data.createUser.user.id;
-    await t.gql(`mutation($id: ID!) { grantTable(userId: $id, table: "customers") { __typename } }`, { id: userId });
-    for (const level of ['NONE', 'METADATA', 'REDACTED', 'FULL']) {
+    const user = member((await t.gql(CREATE_USER, { name: 'dash' })).data?.createUser, 'CreateUserPayload');
+    userToken = user.token;
+    userId = user.user.id;
+    await t.gql(GRANT_TABLE, { id: userId, table: 'customers' });
+    for (const level of ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const) {
       configurations[level] = await scriptedConfiguration(t, `level-${level}`, { replies: TOOL_THEN_ANSWER, privacyLevel: level });
     }
   });
@@ -49,13 +93,14 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
         'RunStepEvent:LLM',
         'RunFinishedEvent',
       ]);
-      expect(events.filter((event) => event.__typename === 'RunStepEvent').map((event) => event.step.sequence)).toEqual([1, 2, 3, 4, 5]);
-      expect(events[0].run.status).toBe('RUNNING');
-      expect(events.at(-1).run).toMatchObject({ status: 'COMPLETED', terminationReason: 'COMPLETED', truncated: false, iterations: 2 });
-      expect(events.at(-1).run.usage.totalTokens).toBeGreaterThan(0);
-      const tool = events.find((event) => event.step?.kind === 'TOOL').step;
+      expect(stepsOf(events).map((step) => step.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(member(events[0], 'RunStartedEvent').run.status).toBe('RUNNING');
+      const finished = lastEvent(events, 'RunFinishedEvent');
+      expect(finished.run).toMatchObject({ status: 'COMPLETED', terminationReason: 'COMPLETED', truncated: false, iterations: 2 });
+      expect(finished.run.usage.totalTokens).toBeGreaterThan(0);
+      const tool = stepsOf(events).find((step) => step.kind === 'TOOL')!;
       expect(tool.toolName).toBe('read_records');
-      expect(tool.artifacts[0]).toMatchObject({ __typename: 'TableArtifact', columns: expect.arrayContaining(['email']) });
+      expect(tool.artifacts![0]).toMatchObject({ __typename: 'TableArtifact', columns: expect.arrayContaining(['email']) });
     } finally {
       await client.dispose();
     }
@@ -65,7 +110,7 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.adminToken}` },
-      body: JSON.stringify({ query: RUN_AGENT, variables: { input: { configurationId: configurations.FULL, prompt: 'Who?' } } }),
+      body: JSON.stringify({ query: textOf(RUN_AGENT), variables: { input: { configurationId: configurations.FULL, prompt: 'Who?' } } }),
     });
     const text = await response.text();
     const events = sseEvents(text, 'runAgent');
@@ -77,7 +122,7 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
     const client = wsClient(url, userToken);
     try {
       const events = await collect(client, RUN_AGENT, { input: { configurationId: configurations.METADATA, prompt: 'Who?' } });
-      const steps = events.filter((event) => event.__typename === 'RunStepEvent').map((event) => event.step);
+      const steps = stepsOf(events);
       expect(steps.length).toBe(5);
       for (const step of steps) {
         expect(step.contentRedacted).toBe(true);
@@ -85,12 +130,12 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
         expect(step.toolResult).toBeNull();
         expect(step.artifacts).toBeNull();
       }
-      expect(steps.find((step: any) => step.kind === 'TOOL')).toMatchObject({ toolName: 'read_records', toolArtifactsCount: 1, toolArtifactTypes: ['table'] });
-      expect(steps.find((step: any) => step.kind === 'LLM')).toMatchObject({ requestedToolNames: ['read_records'] });
-      const finished = events.at(-1).run;
+      expect(steps.find((step) => step.kind === 'TOOL')).toMatchObject({ toolName: 'read_records', toolArtifactsCount: 1, toolArtifactTypes: ['table'] });
+      expect(steps.find((step) => step.kind === 'LLM')).toMatchObject({ requestedToolNames: ['read_records'] });
+      const finished = lastEvent(events, 'RunFinishedEvent').run;
       expect(finished.finalContent).toContain(SECRET_IN_RESULT);
-      const stored = await t.gql(`query($id: ID!) { run(id: $id) { finalContent prompt } }`, { id: finished.id }, userToken);
-      expect(stored.data.run).toEqual({ finalContent: null, prompt: null });
+      const stored = await t.gql(RUN_AS_OWNER_SEES_IT, { id: finished.id }, userToken);
+      expect(stored.data?.run).toEqual({ finalContent: null, prompt: null });
     } finally {
       await client.dispose();
     }
@@ -101,21 +146,18 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
     ['METADATA', { content: false, redacted: true, prompt: false }],
     ['REDACTED', { content: true, redacted: true, prompt: true }],
     ['FULL', { content: true, redacted: false, prompt: true }],
-  ])('should persist the %s copy while the admin live stream stays verbatim', async (level, expected) => {
+  ] as const)('should persist the %s copy while the admin live stream stays verbatim', async (level, expected) => {
     const client = wsClient(url, t.adminToken);
     try {
       const events = await collect(client, RUN_AGENT, { input: { configurationId: configurations[level], prompt: `Prompt at ${level} from ${SECRET_IN_RESULT}` } });
-      const liveFinal = events.at(-1).run;
+      const liveFinal = lastEvent(events, 'RunFinishedEvent').run;
       expect(liveFinal.finalContent).toContain(SECRET_IN_RESULT);
-      const liveLlm = events.filter((event) => event.step?.kind === 'LLM').at(-1).step;
+      const liveLlm = stepsOf(events).filter((step) => step.kind === 'LLM').at(-1)!;
       expect(liveLlm.content).toContain(SECRET_IN_RESULT);
-      const stored = await t.gql(
-        `query($id: ID!) { run(id: $id) { privacyLevel prompt finalContent steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } } } }`,
-        { id: liveFinal.id },
-      );
-      const run = stored.data.run;
+      const stored = await t.gql(STORED_RUN, { id: liveFinal.id });
+      const run = stored.data!.run!;
       expect(run.privacyLevel).toBe(level);
-      const storedLlm = run.steps.edges.map((edge: any) => edge.node).filter((node: any) => node.kind === 'LLM').at(-1);
+      const storedLlm = run.steps.edges.map((edge) => edge.node).filter((node) => node.kind === 'LLM').at(-1)!;
       expect(storedLlm.contentRedacted).toBe(expected.redacted);
       expect(storedLlm.contentLength).toBe(liveLlm.contentLength);
       if (!expected.content) {
@@ -144,13 +186,14 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
     const client = wsClient(url, t.adminToken);
     try {
       const events = await collect(client, RUN_AGENT, { input: { configurationId: configurations.FULL, prompt: 'Who?' } });
-      const runId = decodeRunId(events.at(-1).run.id);
+      const finished = lastEvent(events, 'RunFinishedEvent');
+      const runId = decodeRunId(finished.run.id);
       const row = await t.app.services.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).where('kind', '=', 'TOOL').executeTakeFirstOrThrow();
       const payload = { ...(row.payload as object), toolArtifacts: [{ type: 'chart', label: 'Sales', data: { points: [1, 2] } }, { type: '***', label: '***', data: { text: 'x' } }] };
       await t.app.services.db.updateTable('run_steps').set({ payload: JSON.stringify(payload) }).where('run_id', '=', runId).where('sequence', '=', row.sequence).execute();
-      const stored = await t.gql(`query($id: ID!) { run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } } }`, { id: events.at(-1).run.id });
+      const stored = await t.gql(STORED_ARTIFACTS, { id: finished.run.id });
       expect(stored.errors).toBeUndefined();
-      const artifacts = stored.data.run.steps.edges.map((edge: any) => edge.node.artifacts).find((list: any) => list?.length);
+      const artifacts = stored.data!.run!.steps.edges.map((edge) => edge.node.artifacts).find((list) => list?.length);
       expect(artifacts).toEqual([
         { __typename: 'UnknownArtifact', type: 'chart', label: 'Sales', data: { points: [1, 2] } },
         { __typename: 'UnknownArtifact', type: '***', label: '***', data: { text: 'x' } },
@@ -161,31 +204,31 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
   });
 
   it('should list runs newest first, only their own for a non-admin, filtered by status', async () => {
-    const mine = await t.gql(`{ runs(first: 100) { edges { node { user { id } status } } } }`, {}, userToken);
-    expect(mine.data.runs.edges.length).toBeGreaterThan(0);
-    for (const edge of mine.data.runs.edges) expect(edge.node.user.id).toBe(userId);
-    const all = await t.gql(`{ runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }`);
-    expect(all.data.runs.edges).toHaveLength(2);
-    expect(all.data.runs.pageInfo.hasNextPage).toBe(true);
-    const next = await t.gql(`query($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }`, { after: all.data.runs.pageInfo.endCursor });
-    const firstIds = all.data.runs.edges.map((edge: any) => edge.node.id);
-    for (const edge of next.data.runs.edges) expect(firstIds).not.toContain(edge.node.id);
-    expect(new Date(all.data.runs.edges[0].node.createdAt) >= new Date(all.data.runs.edges[1].node.createdAt)).toBe(true);
-    const completed = await t.gql(`{ runs(first: 100, status: COMPLETED) { edges { node { status } } } }`);
-    expect(new Set(completed.data.runs.edges.map((edge: any) => edge.node.status))).toEqual(new Set(['COMPLETED']));
-    const adminRun = all.data.runs.edges.find((edge: any) => true)!.node.id;
-    const other = await t.gql(`query($id: ID!) { run(id: $id) { id } }`, { id: adminRun }, userToken);
-    const owner = await t.gql(`query($id: ID!) { run(id: $id) { user { name } } }`, { id: adminRun });
-    if (owner.data.run.user.name !== 'dash') expect(other.data.run).toBeNull();
+    const mine = (await t.gql(RUN_OWNERS, {}, userToken)).data!;
+    expect(mine.runs.edges.length).toBeGreaterThan(0);
+    for (const edge of mine.runs.edges) expect(edge.node.user!.id).toBe(userId);
+    const all = (await t.gql(FIRST_RUNS)).data!;
+    expect(all.runs.edges).toHaveLength(2);
+    expect(all.runs.pageInfo.hasNextPage).toBe(true);
+    const next = (await t.gql(NEXT_RUNS, { after: all.runs.pageInfo.endCursor })).data!;
+    const firstIds = all.runs.edges.map((edge) => edge.node.id);
+    for (const edge of next.runs.edges) expect(firstIds).not.toContain(edge.node.id);
+    expect(new Date(all.runs.edges[0]!.node.createdAt) >= new Date(all.runs.edges[1]!.node.createdAt)).toBe(true);
+    const completed = (await t.gql(COMPLETED_RUNS)).data!;
+    expect(new Set(completed.runs.edges.map((edge) => edge.node.status))).toEqual(new Set(['COMPLETED']));
+    const adminRun = all.runs.edges.find(() => true)!.node.id;
+    const other = await t.gql(RUN_ID, { id: adminRun }, userToken);
+    const owner = await t.gql(RUN_OWNER_NAME, { id: adminRun });
+    if (owner.data!.run!.user!.name !== 'dash') expect(other.data!.run).toBeNull();
   });
 
   it('should replay a stored run through runEvents and complete', async () => {
     const client = wsClient(url, t.adminToken);
     try {
       const live = await collect(client, RUN_AGENT, { input: { configurationId: configurations.FULL, prompt: 'Who?' } });
-      const replayed = await collect(client, RUN_EVENTS, { runId: live.at(-1).run.id });
+      const replayed = await collect(client, RUN_EVENTS, { runId: lastEvent(live, 'RunFinishedEvent').run.id });
       expect(kinds(replayed)).toEqual(kinds(live));
-      expect(replayed.filter((event) => event.step).map((event) => event.step.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(stepsOf(replayed).map((step) => step.sequence)).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await client.dispose();
     }

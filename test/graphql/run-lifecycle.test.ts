@@ -1,17 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeIdFor } from '../../src/graphql/ids.ts';
+import { graphql, type DocumentType } from '../../src/graphql/client/gql.ts';
+import type { RunStatus } from '../../src/graphql/client/graphql.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+import { member, textOf } from '../helpers/documents.ts';
+import { collect, lastEvent, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient, type RunEvent } from '../helpers/runs.ts';
+import { startServedApp } from '../helpers/served-app.ts';
 
 const LOOPING = [{ content: '', toolCalls: [{ name: 'describe_tables', arguments: {} }] }];
 
-async function waitForStatus(t: TestApp, runId: string, status: string): Promise<any> {
+const RUN_STATUS = graphql(`
+  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }
+`);
+const CANCEL_RUN = graphql(`
+  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }
+`);
+const CREATE_USER = graphql(`
+  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }
+`);
+const STORED_STEPS = graphql(`
+  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }
+`);
+
+async function waitForStatus(t: TestApp, runId: string, status: RunStatus): Promise<DocumentType<typeof RUN_STATUS>['run']> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const result = await t.gql(`query($id: ID!) { run(id: $id) { status terminationReason iterations } }`, { id: runId });
-    if (result.data?.run?.status === status || Date.now() > deadline) return result.data.run;
+    const result = await t.gql(RUN_STATUS, { id: runId });
+    if (result.data?.run?.status === status || Date.now() > deadline) return result.data!.run;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -23,27 +40,24 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
   let fast: string;
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
-    url = (await t.app.server.start()).url;
-    slow = await scriptedConfiguration(t, 'slow', { replies: LOOPING, delayMs: 150, maxIterations: 20, privacyLevel: 'FULL' });
-    fast = await scriptedConfiguration(t, 'fast', {
-      replies: [{ content: 'x', toolCalls: [{ name: 'describe_tables', arguments: {} }] }, { content: 'done' }],
-      privacyLevel: 'METADATA',
-    });
+    ({ t, url, configurations: { slow, fast } } = await startServedApp(kind, {
+      slow: { replies: LOOPING, delayMs: 150, maxIterations: 20, privacyLevel: 'FULL' },
+      fast: { replies: [{ content: 'x', toolCalls: [{ name: 'describe_tables', arguments: {} }] }, { content: 'done' }], privacyLevel: 'METADATA' },
+    }));
   });
   afterAll(() => t.stop());
 
   /** Starts a slow run and resolves with its id once the first step arrived; `stop` ends the subscription. */
   function startSlowRun(client: ReturnType<typeof wsClient>) {
-    const events: any[] = [];
+    const events: (RunEvent | undefined)[] = [];
     let stop!: () => void;
     const firstStep = new Promise<string>((resolve, reject) => {
       let runId = '';
-      stop = client.subscribe(
-        { query: RUN_AGENT, variables: { input: { configurationId: slow, prompt: 'loop' } } },
+      stop = client.subscribe<DocumentType<typeof RUN_AGENT>>(
+        { query: textOf(RUN_AGENT), variables: { input: { configurationId: slow, prompt: 'loop' } } },
         {
           next: (result) => {
-            const event = (result.data as any)?.runAgent;
+            const event = result.data?.runAgent;
             events.push(event);
             if (event?.__typename === 'RunStartedEvent') runId = event.run.id;
             if (event?.__typename === 'RunStepEvent') resolve(runId);
@@ -81,10 +95,10 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
     try {
       const run = startSlowRun(client);
       const runId = await run.firstStep;
-      const cancelled = await t.gql(`mutation($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }`, { id: runId });
-      expect(cancelled.data.cancelRun).toEqual({ __typename: 'Run', id: runId });
+      const cancelled = await t.gql(CANCEL_RUN, { id: runId });
+      expect(cancelled.data!.cancelRun).toEqual({ __typename: 'Run', id: runId });
       const final = await waitForStatus(t, runId, 'CANCELLED');
-      expect(final.status).toBe('CANCELLED');
+      expect(final!.status).toBe('CANCELLED');
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(run.events.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'CANCELLED' } });
     } finally {
@@ -93,13 +107,13 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
   });
 
   it("should refuse cancelRun on someone else's run", async () => {
-    const user = await t.gql(`mutation { createUser(input: { name: "other-${kind}" }) { ... on CreateUserPayload { token } } }`);
+    const user = member((await t.gql(CREATE_USER, { name: `other-${kind}` })).data?.createUser, 'CreateUserPayload');
     const client = wsClient(url, t.adminToken);
     try {
       const run = startSlowRun(client);
       const runId = await run.firstStep;
-      const denied = await t.gql(`mutation($id: ID!) { cancelRun(id: $id) { __typename } }`, { id: runId }, user.data.createUser.token);
-      expect(denied.data.cancelRun.__typename).toBe('NotFoundError');
+      const denied = await t.gql(CANCEL_RUN, { id: runId }, user.token);
+      expect(denied.data!.cancelRun.__typename).toBe('NotFoundError');
       run.stop();
     } finally {
       await client.dispose();
@@ -117,13 +131,13 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
       });
       let announce!: (id: string) => void;
       const announced = new Promise<string>((resolve) => (announce = resolve));
-      const original: any[] = [];
+      const original: RunEvent[] = [];
       const whole = new Promise<void>((resolve, reject) => {
-        first.subscribe(
-          { query: RUN_AGENT, variables: { input: { configurationId: configuration, prompt: 'go' } } },
+        first.subscribe<DocumentType<typeof RUN_AGENT>>(
+          { query: textOf(RUN_AGENT), variables: { input: { configurationId: configuration, prompt: 'go' } } },
           {
             next: (result) => {
-              const event = (result.data as any).runAgent;
+              const event = result.data!.runAgent;
               original.push(event);
               if (event.__typename === 'RunStartedEvent') announce(event.run.id);
             },
@@ -136,7 +150,7 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
       await new Promise((resolve) => setTimeout(resolve, 250));
       const joined = await collect(second, RUN_EVENTS, { runId });
       await whole;
-      const sequences = (events: any[]) => events.filter((event) => event.step).map((event) => event.step.sequence);
+      const sequences = (events: RunEvent[]) => stepsOf(events).map((step) => step.sequence);
       expect(sequences(joined)).toEqual(sequences(original));
       expect(sequences(joined)).toEqual(Array.from({ length: sequences(original).length }, (_, index) => index + 1));
       expect(joined.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED' } });
@@ -150,12 +164,12 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
     const clients = Array.from({ length: 50 }, () => wsClient(url, t.adminToken));
     try {
       const results = await Promise.all(clients.map((client, index) => collect(client, RUN_AGENT, { input: { configurationId: fast, prompt: `run ${index}` } })));
-      const runIds = results.map((events) => events.at(-1).run.id);
+      const runIds = results.map((events) => lastEvent(events, 'RunFinishedEvent').run.id);
       expect(new Set(runIds).size).toBe(50);
-      for (const events of results) expect(events.at(-1).run).toMatchObject({ status: 'COMPLETED', iterations: 2 });
+      for (const events of results) expect(lastEvent(events, 'RunFinishedEvent').run).toMatchObject({ status: 'COMPLETED', iterations: 2 });
       for (const runId of runIds) {
-        const stored = await t.gql(`query($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }`, { id: runId });
-        expect(stored.data.run.steps.edges.map((edge: any) => `${edge.node.sequence}:${edge.node.kind}`)).toEqual(['1:REQUEST', '2:LLM', '3:TOOL', '4:REQUEST', '5:LLM']);
+        const stored = await t.gql(STORED_STEPS, { id: runId });
+        expect(stored.data!.run!.steps.edges.map((edge) => `${edge.node.sequence}:${edge.node.kind}`)).toEqual(['1:REQUEST', '2:LLM', '3:TOOL', '4:REQUEST', '5:LLM']);
       }
     } finally {
       await Promise.all(clients.map((client) => client.dispose()));
@@ -166,7 +180,7 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
     const client = wsClient(url, t.adminToken);
     try {
       const events = await collect(client, RUN_AGENT, { input: { configurationId: fast, prompt: 'settled here' } });
-      const finishedId = decodeIdFor('Run', events.at(-1).run.id);
+      const finishedId = decodeIdFor('Run', lastEvent(events, 'RunFinishedEvent').run.id);
       const { runs, db } = t.app.services;
       const row = await runs.finishedRun(finishedId);
       expect(row).toMatchObject({ id: finishedId, status: 'COMPLETED', iterations: 2 });

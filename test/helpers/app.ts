@@ -4,6 +4,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DbKind } from '../../src/db/create-db.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { textOf, type TypedDocumentNode } from './documents.ts';
 import { pgliteTemplate } from './pglite-template.ts';
 
 /** Collects every log line the app writes, for assertions (canaries, redaction). */
@@ -23,11 +24,29 @@ export interface TestApp {
   readonly adminToken: string;
   readonly logs: LogCollector;
   readonly database: TestDatabase;
-  /** In-process GraphQL over `yoga.fetch`; returns the parsed JSON body. */
-  gql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<{ data?: T; errors?: any[] }>;
+  /**
+   * In-process GraphQL over `yoga.fetch`; returns the parsed JSON body. A typed document (from
+   * `graphql(...)`) types its variables and `data`; a plain string stays untyped.
+   */
+  gql: InProcessGql;
   /** Raw in-process request, for status codes and headers. */
   fetch(init: RequestInit & { path?: string }): Promise<Response>;
   stop(): Promise<void>;
+}
+
+/** A GraphQL response body as the server sends it. */
+export interface GqlResponse<TData> {
+  data?: TData;
+  errors?: any[];
+}
+
+/** `t.gql`: typed in and out for a document from `graphql(...)`, untyped for a string. */
+export interface InProcessGql {
+  <TData, TVariables extends Record<string, unknown>>(
+    document: TypedDocumentNode<TData, TVariables>,
+    ...rest: Record<string, never> extends TVariables ? [variables?: TVariables, token?: string | null] : [variables: TVariables, token?: string | null]
+  ): Promise<GqlResponse<TData>>;
+  <T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlResponse<T>>;
 }
 
 export interface TestAppOptions {
@@ -65,13 +84,13 @@ export async function startTestApp(kind: DbKind, options: TestAppOptions = {}): 
     logs,
     database,
     fetch: fetchRaw,
-    async gql(query, variables, token = config.adminToken) {
+    async gql(document: TypedDocumentNode<any, any> | string, variables?: Record<string, unknown>, token: string | null | undefined = config.adminToken) {
       const response = await fetchRaw({
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query: textOf(document), variables }),
       });
-      return (await response.json()) as { data?: any; errors?: any[] };
+      return (await response.json()) as GqlResponse<any>;
     },
     async stop() {
       await app.stop();

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { textOf } from '../helpers/documents.ts';
 import { RUN_AGENT, wsClient } from '../helpers/runs.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,7 +56,7 @@ describe.each(TEST_DATABASES)('crash settlement on %s', (kind) => {
       let steps = 0;
       await new Promise<void>((resolve, reject) => {
         client.subscribe(
-          { query: RUN_AGENT, variables: { input: { configurationId: configuration.data.createConfiguration.id, prompt: 'loop forever' } } },
+          { query: textOf(RUN_AGENT), variables: { input: { configurationId: configuration.data.createConfiguration.id, prompt: 'loop forever' } } },
           {
             next: (result) => {
               const event = (result.data as any)?.runAgent;

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { textOf, type TypedDocumentNode } from '../helpers/documents.ts';
 
 /** A graphql-transport-ws message as it travels (ids and payloads unchecked on purpose). */
 export interface WireMessage {
@@ -59,8 +60,8 @@ export class RawSocket {
     this.socket.send(JSON.stringify(message));
   }
 
-  subscribe(id: string, query: string, variables?: Record<string, unknown>): void {
-    this.send({ id, type: 'subscribe', payload: { query, ...(variables ? { variables } : {}) } });
+  subscribe<TVariables>(id: string, document: TypedDocumentNode<unknown, TVariables> | string, variables?: TVariables): void {
+    this.send({ id, type: 'subscribe', payload: { query: textOf(document), ...(variables ? { variables } : {}) } });
   }
 
   /** The next received message matching `match` (earlier unmatched ones stay queued). */

@@ -1,8 +1,9 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import type { TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startServedApp } from '../helpers/served-app.ts';
 
 /** A graphql-ws client that never retries, so a refusal surfaces as the close event. */
 function wsClient(url: string, connectionParams: Record<string, unknown> | undefined): Client {
@@ -32,9 +33,7 @@ describe.each(TEST_DATABASES)('transports on %s', (kind) => {
   let wsUrl: string;
   let userToken: string;
   beforeAll(async () => {
-    t = await startTestApp(kind);
-    url = (await t.app.server.start()).url;
-    wsUrl = url.replace('http://', 'ws://');
+    ({ t, url, wsUrl } = await startServedApp(kind));
     userToken = (await t.gql(`mutation { createUser(input: { name: "ws-user" }) { ... on CreateUserPayload { token } } }`)).data.createUser.token;
   });
   afterAll(() => t.stop());
@@ -180,9 +179,8 @@ describe.each(TEST_DATABASES)('transports on %s', (kind) => {
 
 describe('graceful stop', () => {
   it('should close open sockets, refuse new connections and close the database', async () => {
-    const t = await startTestApp('pglite');
-    const { url } = await t.app.server.start();
-    const socket = new WebSocket(url.replace('http://', 'ws://'), 'graphql-transport-ws');
+    const { t, url, wsUrl } = await startServedApp('pglite');
+    const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
     const closed = closeEventOf(socket);
     await new Promise((resolve) => socket.once('open', resolve));
     socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } }));

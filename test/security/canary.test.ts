@@ -7,6 +7,7 @@ import { createDb, type DbKind } from '../../src/db/create-db.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { textOf } from '../helpers/documents.ts';
 import { RUN_AGENT, RUN_EVENTS, sseEvents } from '../helpers/runs.ts';
 import { anthropicWire } from '../fixtures/wires/anthropic.ts';
 import type { FakeServer, NeutralReply, Scripted } from '../fixtures/wires/fake-server.ts';
@@ -135,7 +136,7 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: RUN_AGENT, variables: { input: { configurationId, prompt } } }),
+      body: JSON.stringify({ query: textOf(RUN_AGENT), variables: { input: { configurationId, prompt } } }),
     });
     const text = await response.text();
     bodies.push(text);

@@ -7,7 +7,7 @@ import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
 import { CLOSING_WRITE_RETRY_DELAYS_MS, createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { collect, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+import { collect, lastEvent, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 import type { FakeServer, Scripted } from '../fixtures/wires/fake-server.ts';
 import { openaiWire } from '../fixtures/wires/openai.ts';
 import { eventually, RawSocket, type WireMessage } from '../protocol/raw-socket.ts';
@@ -64,7 +64,7 @@ describe.each(TEST_DATABASES)('faults on %s', (kind) => {
         const started = Date.now();
         const events = await collect(client, RUN_AGENT, { input: { configurationId, prompt: 'what tables?' } });
         const elapsed = Date.now() - started;
-        const finished = events.at(-1).run;
+        const finished = lastEvent(events, 'RunFinishedEvent').run;
         expect(finished).toMatchObject({ status: 'FAILED', terminationReason: 'PROVIDER_FAILED', errorMessage: GENERIC_FAILURE });
         if ('hang' in fault) expect(elapsed).toBeGreaterThanOrEqual(PROVIDER_TIMEOUT_MS);
         expect(elapsed).toBeLessThan(PROVIDER_TIMEOUT_MS + 5_000);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
-import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+import { member } from '../helpers/documents.ts';
+import { collect, RUN_AGENT, RUN_EVENTS, wsClient } from '../helpers/runs.ts';
+import { startServedApp } from '../helpers/served-app.ts';
 import { eventually, RawSocket, type WireMessage } from '../protocol/raw-socket.ts';
 
 /**
@@ -26,19 +28,19 @@ describe.each(TEST_DATABASES)('load on %s', (kind) => {
   let anchor: string;
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
-    url = (await t.app.server.start()).url;
-    quick = await scriptedConfiguration(t, 'quick', {
-      replies: [{ content: 'x', toolCalls: [{ name: 'describe_tables', arguments: {} }] }, { content: 'done' }],
-      delayMs: 10,
-    });
-    // The run the idle dashboards watch: one round every ~300 ms, far longer than the load lasts.
-    anchor = await scriptedConfiguration(t, 'anchor', {
-      replies: [{ content: '', toolCalls: [{ name: 'describe_tables', arguments: {} }] }],
-      delayMs: 300,
-      maxIterations: 50,
-      privacyLevel: 'FULL',
-    });
+    ({ t, url, configurations: { quick, anchor } } = await startServedApp(kind, {
+      quick: {
+        replies: [{ content: 'x', toolCalls: [{ name: 'describe_tables', arguments: {} }] }, { content: 'done' }],
+        delayMs: 10,
+      },
+      // The run the idle dashboards watch: one round every ~300 ms, far longer than the load lasts.
+      anchor: {
+        replies: [{ content: '', toolCalls: [{ name: 'describe_tables', arguments: {} }] }],
+        delayMs: 300,
+        maxIterations: 50,
+        privacyLevel: 'FULL',
+      },
+    }));
   });
   afterAll(() => t.stop());
 
@@ -75,7 +77,7 @@ describe.each(TEST_DATABASES)('load on %s', (kind) => {
               const finished = events.at(-1);
               expect(finished).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED' } });
               received.set(
-                finished.run.id,
+                member(finished, 'RunFinishedEvent').run.id,
                 events.filter((event) => event.__typename === 'RunStepEvent').map((event) => `${event.step.sequence}:${event.step.kind}`),
               );
             } catch (error) {

@@ -22,6 +22,7 @@ import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantinedContent } from '../../src
 import type { Actor, Tool } from '../../src/tools/tool.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import { textOf } from '../helpers/documents.ts';
 import { RUN_AGENT, scriptedConfiguration } from '../helpers/runs.ts';
 import { openaiWire } from '../fixtures/wires/openai.ts';
 import type { FakeServer } from '../fixtures/wires/fake-server.ts';
@@ -388,7 +389,7 @@ describe.each(TEST_DATABASES)('the stored trail of an injected run on %s', (kind
     const response = await t.fetch({
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.adminToken}` },
-      body: JSON.stringify({ query: RUN_AGENT, variables: { input: { configurationId, prompt: 'Summarise the ticket.' } } }),
+      body: JSON.stringify({ query: textOf(RUN_AGENT), variables: { input: { configurationId, prompt: 'Summarise the ticket.' } } }),
     });
     const results = (await response.text())
       .split('\n')
@@ -434,7 +435,7 @@ describe.each(TEST_DATABASES)('the stored trail of an injected run on %s', (kind
     expect(steps.find((step) => step.kind === 'TOOL').toolName).toBe('get_env\ufffdraw');
   });
 
-  it.each(['FULL', 'REDACTED', 'METADATA'])('should store every step of a run fed a NUL-bearing payload at %s', async (level) => {
+  it.each(['FULL', 'REDACTED', 'METADATA'] as const)('should store every step of a run fed a NUL-bearing payload at %s', async (level) => {
     const configurationId = await scriptedConfiguration(t, `stored-${level.toLowerCase()}`, {
       replies: [
         { content: '', toolCalls: [{ name: TICKET_TOOL, arguments: { id: payload.id } }] },

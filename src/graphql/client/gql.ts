@@ -1,0 +1,232 @@
+/* eslint-disable */
+import * as types from './graphql.ts';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.ApprovalApproveDocument,
+    "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": typeof types.ApprovalSettledRunDocument,
+    "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.ApprovalEnableToolDocument,
+    "\n  mutation ApprovalCreateUsers {\n    a: createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.ApprovalCreateUsersDocument,
+    "\n  mutation ApprovalGrantBoth($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: READ) { __typename }\n  }\n": typeof types.ApprovalGrantBothDocument,
+    "\n  mutation ApprovalGrantCustomers($a: ID!, $mode: GrantMode!) { grantTable(userId: $a, table: \"customers\", mode: $mode) { __typename } }\n": typeof types.ApprovalGrantCustomersDocument,
+    "\n  query ApprovalMyPending { pendingApprovals { run { user { name } } turnDigest pendingCalls { name preview } } }\n": typeof types.ApprovalMyPendingDocument,
+    "\n  query ApprovalPendingDigests { pendingApprovals { turnDigest } }\n": typeof types.ApprovalPendingDigestsDocument,
+    "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": typeof types.ApprovalPendingRunsDocument,
+    "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": typeof types.ApprovalDisableGroupDocument,
+    "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": typeof types.ApprovalResetGroupDocument,
+    "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunAgentCreateUserDocument,
+    "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": typeof types.RunAgentGrantTableDocument,
+    "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": typeof types.RunAgentOwnersViewDocument,
+    "\n  query RunAgentStoredRun($id: ID!) {\n    run(id: $id) {\n      privacyLevel prompt finalContent\n      steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } }\n    }\n  }\n": typeof types.RunAgentStoredRunDocument,
+    "\n  query RunAgentStoredArtifacts($id: ID!) {\n    run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } }\n  }\n": typeof types.RunAgentStoredArtifactsDocument,
+    "\n  query RunAgentRunOwners { runs(first: 100) { edges { node { user { id } status } } } }\n": typeof types.RunAgentRunOwnersDocument,
+    "\n  query RunAgentFirstRuns { runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }\n": typeof types.RunAgentFirstRunsDocument,
+    "\n  query RunAgentNextRuns($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }\n": typeof types.RunAgentNextRunsDocument,
+    "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": typeof types.RunAgentCompletedRunsDocument,
+    "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": typeof types.RunAgentRunIdDocument,
+    "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": typeof types.RunAgentRunOwnerNameDocument,
+    "\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.RunLifecycleStatusDocument,
+    "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
+    "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
+    "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
+    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
+    "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": typeof types.RunAgentDocument,
+    "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": typeof types.RunEventsDocument,
+    "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
+    "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
+    "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+};
+const documents: Documents = {
+    "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ApprovalApproveDocument,
+    "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": types.ApprovalSettledRunDocument,
+    "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.ApprovalEnableToolDocument,
+    "\n  mutation ApprovalCreateUsers {\n    a: createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.ApprovalCreateUsersDocument,
+    "\n  mutation ApprovalGrantBoth($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: READ) { __typename }\n  }\n": types.ApprovalGrantBothDocument,
+    "\n  mutation ApprovalGrantCustomers($a: ID!, $mode: GrantMode!) { grantTable(userId: $a, table: \"customers\", mode: $mode) { __typename } }\n": types.ApprovalGrantCustomersDocument,
+    "\n  query ApprovalMyPending { pendingApprovals { run { user { name } } turnDigest pendingCalls { name preview } } }\n": types.ApprovalMyPendingDocument,
+    "\n  query ApprovalPendingDigests { pendingApprovals { turnDigest } }\n": types.ApprovalPendingDigestsDocument,
+    "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": types.ApprovalPendingRunsDocument,
+    "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": types.ApprovalDisableGroupDocument,
+    "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": types.ApprovalResetGroupDocument,
+    "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunAgentCreateUserDocument,
+    "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": types.RunAgentGrantTableDocument,
+    "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": types.RunAgentOwnersViewDocument,
+    "\n  query RunAgentStoredRun($id: ID!) {\n    run(id: $id) {\n      privacyLevel prompt finalContent\n      steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } }\n    }\n  }\n": types.RunAgentStoredRunDocument,
+    "\n  query RunAgentStoredArtifacts($id: ID!) {\n    run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } }\n  }\n": types.RunAgentStoredArtifactsDocument,
+    "\n  query RunAgentRunOwners { runs(first: 100) { edges { node { user { id } status } } } }\n": types.RunAgentRunOwnersDocument,
+    "\n  query RunAgentFirstRuns { runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }\n": types.RunAgentFirstRunsDocument,
+    "\n  query RunAgentNextRuns($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }\n": types.RunAgentNextRunsDocument,
+    "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": types.RunAgentCompletedRunsDocument,
+    "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": types.RunAgentRunIdDocument,
+    "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": types.RunAgentRunOwnerNameDocument,
+    "\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.RunLifecycleStatusDocument,
+    "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
+    "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
+    "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
+    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
+    "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": types.RunAgentDocument,
+    "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": types.RunEventsDocument,
+    "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
+    "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
+    "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n"): (typeof documents)["\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalCreateUsers {\n    a: createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation ApprovalCreateUsers {\n    a: createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalGrantBoth($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: READ) { __typename }\n  }\n"): (typeof documents)["\n  mutation ApprovalGrantBoth($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: READ) { __typename }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalGrantCustomers($a: ID!, $mode: GrantMode!) { grantTable(userId: $a, table: \"customers\", mode: $mode) { __typename } }\n"): (typeof documents)["\n  mutation ApprovalGrantCustomers($a: ID!, $mode: GrantMode!) { grantTable(userId: $a, table: \"customers\", mode: $mode) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApprovalMyPending { pendingApprovals { run { user { name } } turnDigest pendingCalls { name preview } } }\n"): (typeof documents)["\n  query ApprovalMyPending { pendingApprovals { run { user { name } } turnDigest pendingCalls { name preview } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApprovalPendingDigests { pendingApprovals { turnDigest } }\n"): (typeof documents)["\n  query ApprovalPendingDigests { pendingApprovals { turnDigest } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n"): (typeof documents)["\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n"): (typeof documents)["\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n"): (typeof documents)["\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentStoredRun($id: ID!) {\n    run(id: $id) {\n      privacyLevel prompt finalContent\n      steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } }\n    }\n  }\n"): (typeof documents)["\n  query RunAgentStoredRun($id: ID!) {\n    run(id: $id) {\n      privacyLevel prompt finalContent\n      steps(first: 50) { edges { node { kind content contentRedacted contentLength toolResult artifacts { __typename } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentStoredArtifacts($id: ID!) {\n    run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } }\n  }\n"): (typeof documents)["\n  query RunAgentStoredArtifacts($id: ID!) {\n    run(id: $id) { steps { edges { node { artifacts { __typename ... on UnknownArtifact { type label data } } } } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentRunOwners { runs(first: 100) { edges { node { user { id } status } } } }\n"): (typeof documents)["\n  query RunAgentRunOwners { runs(first: 100) { edges { node { user { id } status } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentFirstRuns { runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }\n"): (typeof documents)["\n  query RunAgentFirstRuns { runs(first: 2) { edges { cursor node { id createdAt } } pageInfo { hasNextPage endCursor } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentNextRuns($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }\n"): (typeof documents)["\n  query RunAgentNextRuns($after: String) { runs(first: 2, after: $after) { edges { node { id createdAt } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n"): (typeof documents)["\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n"): (typeof documents)["\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"): (typeof documents)["\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"): (typeof documents)["\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"): (typeof documents)["\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"): (typeof documents)["\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"): (typeof documents)["\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n"): (typeof documents)["\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n"): (typeof documents)["\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;
