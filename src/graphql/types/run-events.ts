@@ -1,4 +1,5 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import { Repeater } from 'graphql-yoga';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
 import { findRunsByIds } from '../../db/repositories/runs.ts';
@@ -61,79 +62,74 @@ async function loadRun(context: Context, runId: string): Promise<RunRow> {
  * Turns bus events into client events for one viewer: admins get the live steps verbatim, everyone
  * else the copy at the run's privacy level. Steps at or below `lastSequence` were already sent
  * (replay) and are skipped. The initiator and admins receive the live final answer even when the
- * privacy level does not store it. Leaving early (client `complete` or disconnect) runs `onLeave`.
+ * privacy level does not store it. Returns when the run finished (or parked, with `endOnSuspension`)
+ * or when `events` was released.
  */
-async function* streamRun(
+async function streamRun(
   context: Context,
   runId: string,
-  events: AsyncIterableIterator<RunBusEvent>,
-  options: { lastSequence?: number; onLeave?: () => void; endOnSuspension?: boolean; startedRun?: RunRow } = {},
-): AsyncGenerator<ClientEvent> {
+  events: AsyncIterable<RunBusEvent>,
+  push: (event: ClientEvent) => Promise<unknown>,
+  options: { lastSequence?: number; endOnSuspension?: boolean; startedRun?: RunRow } = {},
+): Promise<void> {
   const viewer = context.viewer!;
   let lastSequence = options.lastSequence ?? 0;
-  let finished = false;
-  try {
-    for await (const event of events) {
-      if (event.type === 'started') {
-        yield { kind: 'started', run: options.startedRun ?? (await loadRun(context, runId)) };
-      } else if (event.type === 'step') {
-        if (event.sequence <= lastSequence) continue;
-        lastSequence = event.sequence;
-        yield { kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } };
-      } else if (event.type === 'suspended') {
-        yield { kind: 'suspended', run: await loadRun(context, runId), turn: event };
-        // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
-        // runEvents keeps streaming through the resume.
-        if (options.endOnSuspension) {
-          finished = true;
-          return;
-        }
-      } else {
-        finished = true;
-        const run = await context.services.runs.finishedRun(runId);
-        if (!run) throw new NotFoundError('Run', runId);
-        const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
-        yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run };
-        return;
-      }
+  for await (const event of events) {
+    if (event.type === 'started') {
+      await push({ kind: 'started', run: options.startedRun ?? (await loadRun(context, runId)) });
+    } else if (event.type === 'step') {
+      if (event.sequence <= lastSequence) continue;
+      lastSequence = event.sequence;
+      await push({ kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } });
+    } else if (event.type === 'suspended') {
+      await push({ kind: 'suspended', run: await loadRun(context, runId), turn: event });
+      // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
+      // runEvents keeps streaming through the resume.
+      if (options.endOnSuspension) return;
+    } else {
+      const run = await context.services.runs.finishedRun(runId);
+      if (!run) throw new NotFoundError('Run', runId);
+      const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
+      await push({ kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run });
+      return;
     }
-  } finally {
-    await events.return?.();
-    if (!finished) options.onLeave?.();
   }
 }
 
 /**
- * A client that completes or drops a run stream must stop it at once, but an async generator defers
- * `return()` until its pending `next()` settles (for a run stream: the next bus event, seconds away)
- * and ignores it entirely before the first `next()` (its `finally` never runs). So `return()` first
- * calls `release` (unsubscribe from the bus, which ends the pending `next()`; cancel the run), unless
- * the stream already ended by itself.
+ * A run stream. `release` runs exactly once, as soon as the stream ends: `endedEarly` is false
+ * only when `produce` reached the end by itself, true when the client completed or disconnected
+ * (or the stream failed). Repeater settles a pending `next()` at once on `return()`, where an async
+ * generator would wait for the next bus event; but it never starts its executor when `return()`
+ * comes before the first `next()` (graphql-ws does that when the client completes while
+ * `subscribe` is still resolving), so `return()` releases the stream itself.
  */
-function releasedOnReturn<T>(stream: AsyncGenerator<T>, release: () => Promise<unknown> | void): AsyncGenerator<T> {
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    await release();
+function runStream(
+  produce: (push: (event: ClientEvent) => Promise<unknown>) => Promise<void>,
+  release: (endedEarly: boolean) => unknown,
+): Repeater<ClientEvent> {
+  let released = false;
+  const releaseOnce = (endedEarly: boolean) => {
+    if (released) return;
+    released = true;
+    void release(endedEarly);
   };
-  const wrapped: AsyncGenerator<T> = {
-    next: async (...args) => {
-      const result = await stream.next(...args);
-      if (result.done) ended = true;
-      return result;
-    },
-    return: async (value) => {
-      await end();
-      return stream.return(value);
-    },
-    throw: async (error) => {
-      await end();
-      return stream.throw(error);
-    },
-    [Symbol.asyncIterator]: () => wrapped,
+  const stream = new Repeater<ClientEvent>(async (push, stop) => {
+    try {
+      await produce(push);
+      releaseOnce(false);
+      stop();
+    } catch (error) {
+      releaseOnce(true);
+      stop(error);
+    }
+  });
+  const returnStream = stream.return.bind(stream);
+  stream.return = (value) => {
+    releaseOnce(true);
+    return returnStream(value);
   };
-  return wrapped;
+  return stream;
 }
 
 const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -150,10 +146,13 @@ builder.subscriptionFields((t) => ({
         ...input,
         configurationId: decodeIdFor('Configuration', input.configurationId),
       });
-      return releasedOnReturn(streamRun(context, started.run.id, started.events, { onLeave: started.cancel, endOnSuspension: true, startedRun: started.run }), async () => {
-        await started.events.return?.();
-        started.cancel();
-      });
+      return runStream(
+        (push) => streamRun(context, started.run.id, started.events, push, { endOnSuspension: true, startedRun: started.run }),
+        (endedEarly) => {
+          void started.events.return?.();
+          if (endedEarly) started.cancel();
+        },
+      );
     },
     resolve: (event: ClientEvent) => event,
   }),
@@ -175,26 +174,24 @@ builder.subscriptionFields((t) => ({
         await events.return?.();
         throw error;
       }
-      const replayThenLive = async function* (): AsyncGenerator<ClientEvent> {
-        try {
-          yield { kind: 'started', run: current };
+      return runStream(
+        async (push) => {
+          await push({ kind: 'started', run: current });
           let lastSequence = 0;
           for (const { sequence, step } of stored) {
             lastSequence = sequence;
-            yield { kind: 'step', view: { runId, sequence, step } };
+            await push({ kind: 'step', view: { runId, sequence, step } });
           }
           if (SETTLED.has(current.status)) {
-            yield { kind: 'finished', run: current };
+            await push({ kind: 'finished', run: current });
             return;
           }
           const waiting = context.services.runs.suspendedState(current);
-          if (waiting) yield { kind: 'suspended', run: current, turn: waiting.suspension };
-          yield* streamRun(context, runId, events, { lastSequence });
-        } finally {
-          await events.return?.();
-        }
-      };
-      return releasedOnReturn(replayThenLive(), () => events.return?.());
+          if (waiting) await push({ kind: 'suspended', run: current, turn: waiting.suspension });
+          await streamRun(context, runId, events, push, { lastSequence });
+        },
+        () => events.return?.(),
+      );
     },
     resolve: (event: ClientEvent) => event,
   }),
