@@ -1,12 +1,13 @@
+import { resolveCursorConnection, type DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
-import { findRunsByIds, listRuns, listRunSteps } from '../../db/repositories/runs.ts';
+import { findRunsByIds, listRuns, pageRunSteps, type RunKey } from '../../db/repositories/runs.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_STATUSES, TERMINATION_REASONS } from '../../runtime/loop.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
 import { builder } from '../builder.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
-import { RunStepRef } from './run-steps.ts';
+import { RunStepRef, type StepView } from './run-steps.ts';
 import { UserRef } from './users.ts';
 
 export const RunStatusEnum = builder.enumType('RunStatus', { values: RUN_STATUSES });
@@ -49,36 +50,83 @@ export const RunRef = builder.loadableNode('Run', {
     finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: (run) => run.finished_at }),
     steps: t.connection({
       type: RunStepRef,
-      resolve: async (run, args, context) => {
-        const first = Math.min(Math.max(args.first ?? 50, 1), 500);
-        const after = args.after ? decodeCursor(args.after, 'step') : '0';
-        const rows = await listRunSteps(context.services.db, run.id, Number(after) || 0, first + 1);
-        const page = rows.slice(0, first);
-        return {
-          edges: page.map((row) => ({
-            cursor: encodeCursor('step', String(row.sequence)),
-            node: { runId: run.id, sequence: row.sequence, step: row.payload as unknown as StoredStep },
-          })),
-          pageInfo: {
-            hasNextPage: rows.length > first,
-            hasPreviousPage: Number(after) > 0,
-            startCursor: page[0] ? encodeCursor('step', String(page[0].sequence)) : null,
-            endCursor: page.at(-1) ? encodeCursor('step', String(page.at(-1)!.sequence)) : null,
-          },
-        };
-      },
+      resolve: (run, args, context) =>
+        connectionPage(args, { defaultSize: 50, maxSize: 500, kind: 'step', key: (view: StepView) => String(view.sequence) }, async (page) => {
+          const rows = await pageRunSteps(context.services.db, run.id, {
+            ...page,
+            after: page.after === null ? null : stepSequenceOf(page.after),
+            before: page.before === null ? null : stepSequenceOf(page.before),
+          });
+          return rows.map((row) => ({ runId: run.id, sequence: row.sequence, step: row.payload as unknown as StoredStep }));
+        }),
     }),
   }),
 });
 
-function encodeCursor(kind: string, value: string): string {
-  return Buffer.from(`${kind}:${value}`, 'utf8').toString('base64url');
+type CursorArgument = 'after' | 'before';
+
+interface ConnectionPage<Node> {
+  readonly edges: { cursor: string; node: Node }[];
+  readonly pageInfo: { startCursor?: string | null; endCursor?: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
+}
+interface Cursor {
+  readonly value: string;
+  readonly argument: CursorArgument;
 }
 
-function decodeCursor(cursor: string, kind: string): string {
+/**
+ * A page of a keyset list through `resolveCursorConnection`. Cursors are `<kind>:<key>` in
+ * base64url; a cursor of another list is a ValidationError naming its argument. As before the move
+ * to Pothos's helper, a page holds at least one item (`first: 0` reads as 1) and an empty page has
+ * null start and end cursors.
+ */
+async function connectionPage<Node>(
+  args: DefaultConnectionArguments,
+  list: { defaultSize: number; maxSize: number; kind: string; key: (node: Node) => string },
+  load: (page: { after: Cursor | null; before: Cursor | null; limit: number; inverted: boolean }) => Promise<Node[]>,
+): Promise<ConnectionPage<Node>> {
+  const atLeastOne = (size: number | null | undefined) => (size == null ? size : Math.max(size, 1));
+  const connection = await resolveCursorConnection<Promise<Node[]>>(
+    {
+      args: { ...args, first: atLeastOne(args.first), last: atLeastOne(args.last) },
+      defaultSize: list.defaultSize,
+      maxSize: list.maxSize,
+      toCursor: (node: Node) => Buffer.from(`${list.kind}:${list.key(node)}`, 'utf8').toString('base64url'),
+    },
+    ({ after, before, limit, inverted }) =>
+      load({
+        after: after === undefined ? null : decodeCursor(after, list.kind, 'after'),
+        before: before === undefined ? null : decodeCursor(before, list.kind, 'before'),
+        limit,
+        inverted,
+      }),
+  );
+  const edges = connection.edges as { cursor: string; node: Node }[];
+  if (edges.length > 0) return { edges, pageInfo: connection.pageInfo };
+  return { edges, pageInfo: { ...connection.pageInfo, startCursor: null, endCursor: null } };
+}
+
+function decodeCursor(cursor: string, kind: string, argument: CursorArgument): Cursor {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!decoded.startsWith(`${kind}:`)) throw new ValidationError('Invalid input: after: is not a cursor of this list', [{ path: ['after'], message: 'is not a cursor of this list' }]);
-  return decoded.slice(kind.length + 1);
+  if (!decoded.startsWith(`${kind}:`)) throw invalidCursor(argument);
+  return { value: decoded.slice(kind.length + 1), argument };
+}
+
+function invalidCursor(argument: CursorArgument): ValidationError {
+  return new ValidationError(`Invalid input: ${argument}: is not a cursor of this list`, [{ path: [argument], message: 'is not a cursor of this list' }]);
+}
+
+function stepSequenceOf(cursor: Cursor): number {
+  const sequence = Number(cursor.value);
+  if (!Number.isSafeInteger(sequence)) throw invalidCursor(cursor.argument);
+  return sequence;
+}
+
+function runKeyOf(cursor: Cursor): RunKey {
+  const [stamp, id] = cursor.value.split('|');
+  const createdAt = new Date(stamp ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw invalidCursor(cursor.argument);
+  return { createdAt, id };
 }
 
 builder.queryFields((t) => ({
@@ -86,27 +134,17 @@ builder.queryFields((t) => ({
     type: RunRef,
     description: 'Newest first. A non-admin sees only their own runs.',
     args: { status: t.arg({ type: RunStatusEnum }) },
-    resolve: async (_root, args, context) => {
-      const first = Math.min(Math.max(args.first ?? 20, 1), 100);
-      let after: { createdAt: Date; id: string } | null = null;
-      if (args.after) {
-        const [stamp, id] = decodeCursor(args.after, 'run').split('|');
-        const createdAt = new Date(stamp ?? '');
-        if (!id || Number.isNaN(createdAt.getTime())) throw new ValidationError('Invalid input: after: is not a cursor of this list');
-        after = { createdAt, id };
-      }
+    resolve: (_root, args, context) => {
       const viewer = context.viewer!;
-      const page = await listRuns(context.services.db, { userId: viewer.isAdmin ? null : viewer.id, status: args.status ?? null, first, after });
-      const cursorOf = (run: RunRow) => encodeCursor('run', `${run.created_at.toISOString()}|${run.id}`);
-      return {
-        edges: page.rows.map((run) => ({ cursor: cursorOf(run), node: run })),
-        pageInfo: {
-          hasNextPage: page.hasNextPage,
-          hasPreviousPage: after !== null,
-          startCursor: page.rows[0] ? cursorOf(page.rows[0]) : null,
-          endCursor: page.rows.at(-1) ? cursorOf(page.rows.at(-1)!) : null,
-        },
-      };
+      return connectionPage(args, { defaultSize: 20, maxSize: 100, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (page) =>
+        listRuns(context.services.db, {
+          userId: viewer.isAdmin ? null : viewer.id,
+          status: args.status ?? null,
+          ...page,
+          after: page.after === null ? null : runKeyOf(page.after),
+          before: page.before === null ? null : runKeyOf(page.before),
+        }),
+      );
     },
   }),
   run: t.field({
