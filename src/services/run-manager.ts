@@ -25,7 +25,7 @@ export interface RunManagerOptions {
 export interface StartedRun {
   readonly run: RunRow;
   /** Bus events of this run, subscribed BEFORE the loop started, so nothing is missed. */
-  readonly events: AsyncIterableIterator<RunBusEvent>;
+  readonly events: AsyncIterableIterator<RunBusEvent<RunRow>>;
   /** Cancels the run at its next step boundary (a client that completes or disconnects). */
   cancel(): void;
 }
@@ -47,14 +47,9 @@ export interface RunManager {
   visibleRun(actor: Actor, runId: string): Promise<RunRow | null>;
   /** The sealed state of a waiting run, opened (for the approver's view). */
   suspendedState(run: RunRow): SuspendedRun | null;
-  /**
-   * The stored row of a run that just finished, for the streams' finished events: the row this
-   * process settled (kept for the most recent runs), else one read shared by concurrent callers.
-   */
-  finishedRun(runId: string): Promise<RunRow | null>;
   /** Stored steps after `afterSequence`, as the persisted (filtered) copy. */
   replay(runId: string, afterSequence: number): Promise<{ sequence: number; step: StoredStep }[]>;
-  subscribe(runId: string): AsyncIterableIterator<RunBusEvent>;
+  subscribe(runId: string): AsyncIterableIterator<RunBusEvent<RunRow>>;
   /** Settles runs whose process died (stale heartbeat); returns how many. */
   settleStale(): Promise<number>;
   /** Interrupts every active run and waits for them to settle. */
@@ -69,13 +64,6 @@ const runInputSchema = z.object({
     .max(200, 'must list at most 200 tools')
     .nullish(),
 });
-
-/**
- * Settled rows kept for the finished events of their streams: at most this many, each for at most
- * SETTLED_ROW_TTL_MS (a row may hold a long prompt and answer; memory stays bounded).
- */
-const SETTLED_ROWS_KEPT = 1_024;
-const SETTLED_ROW_TTL_MS = 5_000;
 
 const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
 
@@ -103,16 +91,8 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   const sealContext = (runId: string) => `run:${runId}:suspended`;
-  const settledRows = new Map<string, RunRow>();
-  const rowReads = new Map<string, Promise<RunRow | null>>();
-  const rememberSettled = (row: RunRow) => {
-    settledRows.set(row.id, row);
-    if (settledRows.size > SETTLED_ROWS_KEPT) settledRows.delete(settledRows.keys().next().value!);
-    // Its streams read it within milliseconds; a late reader reads the database instead.
-    setTimeout(() => settledRows.get(row.id) === row && settledRows.delete(row.id), SETTLED_ROW_TTL_MS).unref();
-  };
 
-  const repository: RunRepository = {
+  const repository: RunRepository<RunRow> = {
     insertStep: (runId, sequence, step) =>
       writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
     settle: async (runId, outcome: RunOutcome, storedFinalContent) => {
@@ -127,20 +107,16 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
         estimatedCost: outcome.usage.cost,
         errorMessage: outcome.errorMessage,
       });
-      if (row) rememberSettled(row);
-      return row !== undefined;
+      return row ?? null;
     },
-    markAuditIncomplete: async (runId) => {
-      settledRows.delete(runId);
-      await runs.markAuditIncomplete(db, runId);
-    },
+    markAuditIncomplete: (runId) => runs.markAuditIncomplete(db, runId),
     expedite: () => writer.expedite(),
   };
 
   /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */
   async function conclude(
     run: RunRow,
-    recorder: RunRecorder,
+    recorder: RunRecorder<RunRow>,
     outcome: RunOutcome,
     runLogger: Logger,
     context: Omit<SuspendedRun, 'suspension'> | null,
@@ -163,7 +139,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           estimatedCost: outcome.usage.cost,
         });
         if (!parked) throw new Error('the run was no longer RUNNING');
-        recorder.announceSuspension(outcome.suspension);
+        recorder.announceSuspension(outcome.suspension, parked);
         return;
       } catch (error) {
         // A state that cannot be stored must not promise a resume.
@@ -348,10 +324,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           estimatedCost: run.estimated_cost,
           errorMessage: null,
         });
-        if (settled) {
-          rememberSettled(settled);
-          bus.publish({ type: 'finished', runId: run.id, finalContent: null });
-        }
+        if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run: settled });
         return settled ?? run;
       }
       return run;
@@ -361,18 +334,6 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       const [run] = await runs.findRunsByIds(db, [runId]);
       if (!run) return null;
       return actor.isAdmin || run.user_id === actor.id ? run : null;
-    },
-
-    finishedRun(runId) {
-      const settled = settledRows.get(runId);
-      if (settled) return Promise.resolve(settled);
-      let read = rowReads.get(runId);
-      if (!read) {
-        read = runs.findRunsByIds(db, [runId]).then((rows) => rows[0] ?? null);
-        rowReads.set(runId, read);
-        void read.finally(() => rowReads.delete(runId)).catch(() => undefined);
-      }
-      return read;
     },
 
     async replay(runId, afterSequence) {

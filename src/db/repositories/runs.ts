@@ -202,13 +202,13 @@ export async function replaceRunContent(
   });
 }
 
-/** Parks a RUNNING run: WAITING_FOR_APPROVAL with its sealed state and the digest of the turn. */
+/** Parks a RUNNING run: WAITING_FOR_APPROVAL with its sealed state and the digest of the turn. Undefined when it was not RUNNING. */
 export async function suspendRun(
   db: Db,
   id: string,
   suspension: { sealedState: string; digest: string; iterations: number; promptTokens: number; completionTokens: number; estimatedCost: number },
-): Promise<boolean> {
-  const result = await db
+): Promise<RunRow | undefined> {
+  return db
     .updateTable('runs')
     .set({
       status: 'WAITING_FOR_APPROVAL',
@@ -221,8 +221,8 @@ export async function suspendRun(
     })
     .where('id', '=', id)
     .where('status', '=', 'RUNNING')
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -68,7 +68,7 @@ async function loadRun(context: Context, runId: string): Promise<RunRow> {
 async function streamRun(
   context: Context,
   runId: string,
-  events: AsyncIterable<RunBusEvent>,
+  events: AsyncIterable<RunBusEvent<RunRow>>,
   push: (event: ClientEvent) => Promise<unknown>,
   options: { lastSequence?: number; endOnSuspension?: boolean; startedRun?: RunRow } = {},
 ): Promise<void> {
@@ -82,13 +82,12 @@ async function streamRun(
       lastSequence = event.sequence;
       await push({ kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } });
     } else if (event.type === 'suspended') {
-      await push({ kind: 'suspended', run: await loadRun(context, runId), turn: event });
+      await push({ kind: 'suspended', run: event.run, turn: event });
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
       // runEvents keeps streaming through the resume.
       if (options.endOnSuspension) return;
     } else {
-      const run = await context.services.runs.finishedRun(runId);
-      if (!run) throw new NotFoundError('Run', runId);
+      const run = event.run ?? (await loadRun(context, runId));
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
       await push({ kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run });
       return;
