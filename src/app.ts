@@ -6,7 +6,7 @@ import type { RunRow } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
-import { createRunWriter } from './db/repositories/run-writer.ts';
+import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager } from './services/run-manager.ts';
 import { purgeExpiredContent } from './services/retention.ts';

@@ -12,9 +12,9 @@ import type { Logger } from '../logger.ts';
 import type { RunBusEvent } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/loop.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
-import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
+import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-recorder.ts';
 import type { Actor } from '../tools/tool.ts';
-import { executeRun, resumeRun, type SuspendedRun } from './agent-runs.ts';
+import { executeRun, resumeRun, type SuspendedRun } from './run-execution.ts';
 import { parseInput } from './validate.ts';
 
 export interface RunManagerOptions {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/loop.ts';
 import type { StoredStep } from '../../src/runtime/privacy.ts';
-import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-store.ts';
+import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-recorder.ts';
 
 const LLM_STEP: RunStep = {
   kind: 'LLM',
