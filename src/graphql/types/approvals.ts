@@ -2,6 +2,7 @@ import type { RunRow } from '../../db/database.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../../errors.ts';
 import type { ToolCall } from '../../providers/provider.ts';
 import type { PendingCallPreview } from '../../runtime/loop.ts';
+import { pendingApprovals } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
 import { RunRef } from './runs.ts';
 
@@ -43,7 +44,7 @@ builder.queryFields((t) => ({
     type: [PendingApprovalRef],
     description: 'Runs waiting for a decision: all of them for admins, your own otherwise.',
     resolve: async (_root, _args, context) =>
-      (await context.services.runs.pendingApprovals(context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
+      (await pendingApprovals(context.services, context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
   }),
 }));
 

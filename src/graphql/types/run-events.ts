@@ -5,6 +5,7 @@ import type { RunRow } from '../../db/database.ts';
 import { findRunsByIds } from '../../db/repositories/runs.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { RunBusEvent } from '../../runtime/events.ts';
+import { visibleRun } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
 import { pendingCallsOf, PendingToolCallRef, type PendingTurn } from './approvals.ts';
@@ -161,7 +162,7 @@ builder.subscriptionFields((t) => ({
     args: { runId: t.arg.id({ required: true }) },
     subscribe: async (_root, args, context) => {
       const runId = decodeIdFor('Run', args.runId);
-      const visible = await context.services.runs.visibleRun(context.viewer!, runId);
+      const visible = await visibleRun(context.services.db, context.viewer!, runId);
       if (!visible) throw new NotFoundError('Run', String(args.runId));
       const events = context.services.runs.subscribe(runId);
       let stored;

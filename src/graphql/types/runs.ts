@@ -5,6 +5,7 @@ import { findRunsByIds, listRuns, pageRunSteps, type RunKey } from '../../db/rep
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_STATUSES, TERMINATION_REASONS } from '../../runtime/loop.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
+import { visibleRun } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
 import { RunStepRef, type StepView } from './run-steps.ts';
@@ -151,7 +152,7 @@ builder.queryFields((t) => ({
     type: RunRef,
     nullable: true,
     args: { id: t.arg.globalID({ required: true, for: [RunRef] }) },
-    resolve: async (_root, { id }, context) => ((await context.services.runs.visibleRun(context.viewer!, id.id)) ? id.id : null),
+    resolve: async (_root, { id }, context) => ((await visibleRun(context.services.db, context.viewer!, id.id)) ? id.id : null),
   }),
 }));
 
