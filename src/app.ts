@@ -2,10 +2,11 @@ import type { DestinationStream } from 'pino';
 import { type Config, environmentSnapshot, secretValues } from './config.ts';
 import type { Services } from './context.ts';
 import { createDb, type DbHandle } from './db/create-db.ts';
+import type { RunRow } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
-import { createRunWriter } from './db/repositories/run-writer.ts';
+import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager } from './services/run-manager.ts';
 import { purgeExpiredContent } from './services/retention.ts';
@@ -78,7 +79,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       secrets: createSecretBox(masterKey),
       scrubber,
       logger,
-      bus: createRunEventBus(),
+      bus: createRunEventBus<RunRow>(),
       writer: createRunWriter(handle.db),
     };
     const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };

@@ -1,7 +1,7 @@
 import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
+import type { Db, RunRow } from './db/database.ts';
 import type { DbKind as HandleKind } from './db/create-db.ts';
-import type { RunWriter } from './db/repositories/run-writer.ts';
+import type { RunWriter } from './db/run-batch-writer.ts';
 import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
@@ -25,7 +25,7 @@ export interface Services {
   /** Group commit of run steps and usage records (one statement for the rows of concurrent runs). */
   readonly writer: RunWriter;
   /** Per-run live events (in-process; replaceable by a distributed event target). */
-  readonly bus: RunEventBus;
+  readonly bus: RunEventBus<RunRow>;
   /** Starts, cancels and settles agent runs. */
   readonly runs: RunManager;
 }

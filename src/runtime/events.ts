@@ -2,8 +2,12 @@ import type { PendingCallPreview } from './approval.ts';
 import type { ToolCall } from './llm.ts';
 import type { StoredStep } from './privacy.ts';
 
-/** What happens to a run, as it happens. Published only after the matching row is written. */
-export type RunBusEvent =
+/**
+ * What happens to a run, as it happens. Published only after the matching row is written. `Run` is
+ * the stored run row (the service layer's type; the runtime only passes it along): the events that
+ * change it carry it, so no reader has to load it again.
+ */
+export type RunBusEvent<Run = unknown> =
   | { readonly type: 'started'; readonly runId: string }
   | {
       readonly type: 'step';
@@ -21,12 +25,20 @@ export type RunBusEvent =
       readonly calls: readonly ToolCall[];
       readonly previews: readonly PendingCallPreview[];
       readonly digest: string;
+      /** The run as parked (WAITING_FOR_APPROVAL). */
+      readonly run: Run;
     }
   | {
       readonly type: 'finished';
       readonly runId: string;
       /** The live final answer, which the initiator always receives even when it is not stored. */
       readonly finalContent: string | null;
+      /**
+       * The run as settled; null when this process's settlement did not produce the current row
+       * (settled elsewhere, its write failed, or the incomplete-audit flag was stored after it):
+       * readers load it then.
+       */
+      readonly run: Run | null;
     };
 
 /**
@@ -34,10 +46,10 @@ export type RunBusEvent =
  * before a run starts misses nothing. The in-process implementation serves one process; a
  * distributed one (Redis pub/sub, say) can implement the same interface for several replicas.
  */
-export interface RunEventBus {
-  publish(event: RunBusEvent): void;
+export interface RunEventBus<Run = unknown> {
+  publish(event: RunBusEvent<Run>): void;
   /** Events of one run from now on; `return()` unsubscribes. */
-  subscribe(runId: string): AsyncIterableIterator<RunBusEvent>;
+  subscribe(runId: string): AsyncIterableIterator<RunBusEvent<Run>>;
   /** Open subscriptions (for tests and metrics). */
   subscriberCount(): number;
 }
@@ -52,18 +64,18 @@ export class SubscriberOverflowError extends Error {
   override readonly name = 'SubscriberOverflowError';
 }
 
-interface Channel {
-  readonly queue: RunBusEvent[];
-  waiter: ((result: IteratorResult<RunBusEvent>) => void) | null;
+interface Channel<Run> {
+  readonly queue: RunBusEvent<Run>[];
+  waiter: ((result: IteratorResult<RunBusEvent<Run>>) => void) | null;
   failure: Error | null;
   closed: boolean;
 }
 
-export function createRunEventBus(): RunEventBus {
-  const topics = new Map<string, Set<Channel>>();
+export function createRunEventBus<Run = unknown>(): RunEventBus<Run> {
+  const topics = new Map<string, Set<Channel<Run>>>();
   let subscribers = 0;
 
-  const close = (runId: string, channel: Channel) => {
+  const close = (runId: string, channel: Channel<Run>) => {
     if (channel.closed) return;
     channel.closed = true;
     subscribers -= 1;
@@ -90,12 +102,12 @@ export function createRunEventBus(): RunEventBus {
       }
     },
     subscribe(runId) {
-      const channel: Channel = { queue: [], waiter: null, failure: null, closed: false };
+      const channel: Channel<Run> = { queue: [], waiter: null, failure: null, closed: false };
       let set = topics.get(runId);
       if (!set) topics.set(runId, (set = new Set()));
       set.add(channel);
       subscribers += 1;
-      const iterator: AsyncIterableIterator<RunBusEvent> = {
+      const iterator: AsyncIterableIterator<RunBusEvent<Run>> = {
         next() {
           const queued = channel.queue.shift();
           if (queued) return Promise.resolve({ value: queued, done: false });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetRow, Db } from '../db/database.ts';
-import type { RunWriter } from '../db/repositories/run-writer.ts';
+import type { RunWriter } from '../db/run-batch-writer.ts';
 import { findBudgetsOf, sumUsageSince } from '../db/repositories/usage.ts';
 import { checkBudgets, periodStart, type ApplicableBudget } from '../runtime/budget.ts';
 import type { Logger } from '../logger.ts';

@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { decide } from '../access/gate.ts';
-import type { Services } from '../context.ts';
-import type { Db, RunRow } from '../db/database.ts';
-import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
-import { loadToolState } from '../db/repositories/tool-state.ts';
+import type { RunRow } from '../db/database.ts';
+import { createRunRepository } from '../db/run-repository.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
-import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../errors.ts';
+import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { RunBusEvent } from '../runtime/events.ts';
+import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
-import { createRunRecorder, type RunRecorder, type RunRepository } from '../runtime/run-store.ts';
+import { createRunRecorder, type RunRecorder } from '../runtime/run-recorder.ts';
 import type { Actor } from '../tools/tool.ts';
-import { executeRun, resumeRun, type SuspendedRun } from './agent-runs.ts';
+import { claimDecision, openSuspendedRun, sealSuspendedRun, visibleRun } from './approvals.ts';
+import { executeRun, resumeRun, type RunExecutionDeps, type SuspendedRun } from './run-execution.ts';
 import { parseInput } from './validate.ts';
+
+/** What the run manager uses: what running a loop reads, plus the bus its runs publish on. */
+export interface RunManagerDeps extends RunExecutionDeps {
+  readonly bus: RunEventBus<RunRow>;
+}
 
 export interface RunManagerOptions {
   /** How often a process proves its runs are alive (default 10 s). */
@@ -25,14 +28,9 @@ export interface RunManagerOptions {
 export interface StartedRun {
   readonly run: RunRow;
   /** Bus events of this run, subscribed BEFORE the loop started, so nothing is missed. */
-  readonly events: AsyncIterableIterator<RunBusEvent>;
+  readonly events: AsyncIterableIterator<RunBusEvent<RunRow>>;
   /** Cancels the run at its next step boundary (a client that completes or disconnects). */
   cancel(): void;
-}
-
-export interface PendingApproval {
-  readonly run: RunRow;
-  readonly suspended: SuspendedRun;
 }
 
 export interface RunManager {
@@ -41,20 +39,11 @@ export interface RunManager {
   cancel(actor: Actor, runId: string): Promise<RunRow>;
   /** Approves or denies the turn a run waits on; resumes it in the background. */
   decide(actor: Actor, runId: string, turnDigest: string, approved: boolean): Promise<RunRow>;
-  /** Runs waiting for a decision that `actor` may see (admins: all; others: their own). */
-  pendingApprovals(actor: Actor): Promise<PendingApproval[]>;
-  /** The stored run, if the actor may see it (owner or admin). */
-  visibleRun(actor: Actor, runId: string): Promise<RunRow | null>;
   /** The sealed state of a waiting run, opened (for the approver's view). */
   suspendedState(run: RunRow): SuspendedRun | null;
-  /**
-   * The stored row of a run that just finished, for the streams' finished events: the row this
-   * process settled (kept for the most recent runs), else one read shared by concurrent callers.
-   */
-  finishedRun(runId: string): Promise<RunRow | null>;
   /** Stored steps after `afterSequence`, as the persisted (filtered) copy. */
   replay(runId: string, afterSequence: number): Promise<{ sequence: number; step: StoredStep }[]>;
-  subscribe(runId: string): AsyncIterableIterator<RunBusEvent>;
+  subscribe(runId: string): AsyncIterableIterator<RunBusEvent<RunRow>>;
   /** Settles runs whose process died (stale heartbeat); returns how many. */
   settleStale(): Promise<number>;
   /** Interrupts every active run and waits for them to settle. */
@@ -69,13 +58,6 @@ const runInputSchema = z.object({
     .max(200, 'must list at most 200 tools')
     .nullish(),
 });
-
-/**
- * Settled rows kept for the finished events of their streams: at most this many, each for at most
- * SETTLED_ROW_TTL_MS (a row may hold a long prompt and answer; memory stays bounded).
- */
-const SETTLED_ROWS_KEPT = 1_024;
-const SETTLED_ROW_TTL_MS = 5_000;
 
 const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
 
@@ -97,50 +79,18 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
  * resumes them on a verified decision, settles exactly once, keeps a heartbeat, and lets a run be
  * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
  */
-export function createRunManager(services: Omit<Services, 'runs'>, options: RunManagerOptions = {}): RunManager {
+export function createRunManager(services: RunManagerDeps, options: RunManagerOptions = {}): RunManager {
   const { db, logger, secrets, bus, writer } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
-  const sealContext = (runId: string) => `run:${runId}:suspended`;
-  const settledRows = new Map<string, RunRow>();
-  const rowReads = new Map<string, Promise<RunRow | null>>();
-  const rememberSettled = (row: RunRow) => {
-    settledRows.set(row.id, row);
-    if (settledRows.size > SETTLED_ROWS_KEPT) settledRows.delete(settledRows.keys().next().value!);
-    // Its streams read it within milliseconds; a late reader reads the database instead.
-    setTimeout(() => settledRows.get(row.id) === row && settledRows.delete(row.id), SETTLED_ROW_TTL_MS).unref();
-  };
 
-  const repository: RunRepository = {
-    insertStep: (runId, sequence, step) =>
-      writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
-    settle: async (runId, outcome: RunOutcome, storedFinalContent) => {
-      const row = await runs.settleRun(db, runId, {
-        status: outcome.status,
-        terminationReason: outcome.terminationReason ?? 'COMPLETED',
-        truncated: outcome.truncated,
-        iterations: outcome.iterations,
-        finalContent: storedFinalContent,
-        promptTokens: outcome.usage.promptTokens,
-        completionTokens: outcome.usage.completionTokens,
-        estimatedCost: outcome.usage.cost,
-        errorMessage: outcome.errorMessage,
-      });
-      if (row) rememberSettled(row);
-      return row !== undefined;
-    },
-    markAuditIncomplete: async (runId) => {
-      settledRows.delete(runId);
-      await runs.markAuditIncomplete(db, runId);
-    },
-    expedite: () => writer.expedite(),
-  };
+  const repository = createRunRepository(db, writer);
 
   /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */
   async function conclude(
     run: RunRow,
-    recorder: RunRecorder,
+    recorder: RunRecorder<RunRow>,
     outcome: RunOutcome,
     runLogger: Logger,
     context: Omit<SuspendedRun, 'suspension'> | null,
@@ -155,7 +105,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
         if (!context) throw new Error('no run context to store with the suspension');
         const stored: SuspendedRun = { ...context, suspension: outcome.suspension };
         const parked = await runs.suspendRun(db, run.id, {
-          sealedState: secrets.seal(JSON.stringify(stored), sealContext(run.id)),
+          sealedState: sealSuspendedRun(secrets, run.id, stored),
           digest: outcome.suspension.digest,
           iterations: outcome.iterations,
           promptTokens: outcome.usage.promptTokens,
@@ -163,7 +113,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           estimatedCost: outcome.usage.cost,
         });
         if (!parked) throw new Error('the run was no longer RUNNING');
-        recorder.announceSuspension(outcome.suspension);
+        recorder.announceSuspension(outcome.suspension, parked);
         return;
       } catch (error) {
         // A state that cannot be stored must not promise a resume.
@@ -213,7 +163,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           let outcome: RunOutcome;
           let context: Omit<SuspendedRun, 'suspension'> | null = null;
           try {
-            const result = await executeRun(services as Services, {
+            const result = await executeRun(services, {
               runId: run.id,
               configurationId: configuration.id,
               setup,
@@ -241,27 +191,9 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
     },
 
     async decide(actor, runId, turnDigest, approved) {
-      const run = await manager.visibleRun(actor, runId);
-      if (!run) throw new NotFoundError('Run', runId);
-      if (run.status !== 'WAITING_FOR_APPROVAL') throw new ConflictError('The run is not waiting for an approval.');
-      if (turnDigest !== run.suspended_digest) {
-        throw new StaleApprovalError('The turn digest does not match the turn this run waits on; reload the pending approval.');
-      }
-      const suspended = manager.suspendedState(run);
-      if (!suspended) throw new ConflictError('The run is not waiting for an approval.');
-      const [configuration] = run.configuration_id ? await findConfigurationsByIds(db, [run.configuration_id]) : [];
-      if (!configuration) throw new NotFoundError('Configuration', run.configuration_id ?? '');
-      if (approved) {
-        if (configuration.require_second_approver && actor.id === run.user_id) {
-          throw new ForbiddenError('This configuration requires a second person to approve; you may deny your own run.');
-        }
-        await assertApproverMayRun(services as Services, actor, suspended);
-      }
-      const claimed = await runs.claimSuspendedRun(db, run.id, turnDigest);
-      if (!claimed) throw new ConflictError('Another approver decided this turn first.');
-
+      const { claimed, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
+      const run = claimed;
       const runLogger = logger.child({ runId: run.id });
-      const initiator = await initiatorOf(db, claimed);
       track(
         run.id,
         async (controller) => {
@@ -294,7 +226,7 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           let outcome: RunOutcome;
           try {
             outcome = await resumeRun(
-              services as Services,
+              services,
               { runId: run.id, configurationId: configuration.id, actor: initiator, signal: controller.signal, onStep: (step) => recorder.recordStep(step) },
               suspended,
               { approved },
@@ -310,26 +242,10 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
       return claimed;
     },
 
-    async pendingApprovals(actor) {
-      const waiting = await runs.listWaitingRuns(db, actor.isAdmin ? null : actor.id);
-      return waiting.flatMap((run) => {
-        const suspended = manager.suspendedState(run);
-        return suspended ? [{ run, suspended }] : [];
-      });
-    },
-
-    suspendedState(run) {
-      if (run.status !== 'WAITING_FOR_APPROVAL' || !run.suspended_state) return null;
-      try {
-        return JSON.parse(secrets.open(run.suspended_state, sealContext(run.id))) as SuspendedRun;
-      } catch (error) {
-        logger.error({ err: error, runId: run.id }, 'could not open the suspended state of a run');
-        return null;
-      }
-    },
+    suspendedState: (run) => openSuspendedRun(services, run),
 
     async cancel(actor, runId) {
-      const run = await manager.visibleRun(actor, runId);
+      const run = await visibleRun(db, actor, runId);
       if (!run) throw new NotFoundError('Run', runId);
       const driven = active.get(run.id);
       if (driven) {
@@ -348,31 +264,10 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
           estimatedCost: run.estimated_cost,
           errorMessage: null,
         });
-        if (settled) {
-          rememberSettled(settled);
-          bus.publish({ type: 'finished', runId: run.id, finalContent: null });
-        }
+        if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run: settled });
         return settled ?? run;
       }
       return run;
-    },
-
-    async visibleRun(actor, runId) {
-      const [run] = await runs.findRunsByIds(db, [runId]);
-      if (!run) return null;
-      return actor.isAdmin || run.user_id === actor.id ? run : null;
-    },
-
-    finishedRun(runId) {
-      const settled = settledRows.get(runId);
-      if (settled) return Promise.resolve(settled);
-      let read = rowReads.get(runId);
-      if (!read) {
-        read = runs.findRunsByIds(db, [runId]).then((rows) => rows[0] ?? null);
-        rowReads.set(runId, read);
-        void read.finally(() => rowReads.delete(runId)).catch(() => undefined);
-      }
-      return read;
     },
 
     async replay(runId, afterSequence) {
@@ -403,41 +298,4 @@ export function createRunManager(services: Omit<Services, 'runs'>, options: RunM
   }, heartbeatMs);
   heartbeat.unref();
   return manager;
-}
-
-async function initiatorOf(db: Db, run: RunRow): Promise<Actor | null> {
-  if (!run.user_id) return null;
-  const row = await db.selectFrom('users').selectAll().where('id', '=', run.user_id).executeTakeFirst();
-  return row ? { id: row.id, name: row.name, isAdmin: row.is_admin } : null;
-}
-
-/**
- * Approving a write means the approver could run it themselves: every pending write call must pass
- * the gate for the APPROVER (same allow-list, current switches) and the tool's data-level check.
- */
-async function assertApproverMayRun(services: Services, approver: Actor, suspended: SuspendedRun): Promise<void> {
-  const gate = {
-    registry: services.registry,
-    state: await loadToolState(services.db),
-    actor: approver,
-    allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
-  };
-  for (const { toolName, callId } of suspended.suspension.previews) {
-    const decision = decide(gate, toolName);
-    if (!decision.allowed) {
-      if (decision.reason === 'toolDisabled' || decision.reason === 'notRegistered') continue; // refused at resume anyway
-      throw new ForbiddenError(`You may not run "${toolName}" yourself, so you cannot approve it.`);
-    }
-    const call = suspended.suspension.calls.find((candidate) => candidate.id === callId);
-    const parsed = decision.tool.parameters.safeParse(call?.arguments ?? {});
-    if (!parsed.success || !decision.tool.mayRun) continue;
-    const allowed = await decision.tool.mayRun(parsed.data, {
-      actor: approver,
-      logger: services.logger,
-      signal: AbortSignal.timeout(10_000),
-      runId: '',
-      data: services.toolData,
-    });
-    if (!allowed) throw new ForbiddenError(`You may not run "${toolName}" on this data yourself, so you cannot approve it.`);
-  }
 }

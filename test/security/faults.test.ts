@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunEventBus } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
-import { CLOSING_WRITE_RETRY_DELAYS_MS, createRunRecorder, type RunRepository } from '../../src/runtime/run-store.ts';
+import { CLOSING_WRITE_RETRY_DELAYS_MS, createRunRecorder, type RunRepository } from '../../src/runtime/run-recorder.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { collect, lastEvent, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { createRunWriter, type RunWriter } from '../../src/db/repositories/run-writer.ts';
+import { createRunWriter, type RunWriter } from '../../src/db/run-batch-writer.ts';
 import { createBudgetGuard } from '../../src/services/budget-guard.ts';
 import { setBudget } from '../../src/services/budgets.ts';
 import { createUser } from '../../src/services/users.ts';

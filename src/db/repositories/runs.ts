@@ -118,19 +118,28 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<str
   return rows.map((row) => row.id);
 }
 
-export interface RunPage {
-  readonly rows: RunRow[];
-  readonly hasNextPage: boolean;
+/**
+ * One page of a keyset-paginated list, as `resolveCursorConnection` asks for it: rows strictly
+ * between `after` and `before` in the list's order, at most `limit`, read from the far end
+ * (`before` backwards) when `inverted`, in which case the caller reverses them.
+ */
+export interface KeysetPage<Key> {
+  readonly after: Key | null;
+  readonly before: Key | null;
+  readonly limit: number;
+  readonly inverted: boolean;
+}
+
+export interface RunKey {
+  readonly createdAt: Date;
+  readonly id: string;
 }
 
 /**
- * Newest first, keyset-paginated on (created_at, id) so pages stay stable while runs are added.
- * `after` is the (created_at, id) of the last run of the previous page.
+ * Newest first, keyset-paginated on (created_at, id) so pages stay stable while runs are added:
+ * `after` is an older bound, `before` a newer one.
  */
-export async function listRuns(
-  db: Db,
-  options: { userId: string | null; status: RunStatus | null; first: number; after: { createdAt: Date; id: string } | null },
-): Promise<RunPage> {
+export async function listRuns(db: Db, options: { userId: string | null; status: RunStatus | null } & KeysetPage<RunKey>): Promise<RunRow[]> {
   let query = db.selectFrom('runs').selectAll();
   if (options.userId !== null) query = query.where('user_id', '=', options.userId);
   if (options.status !== null) query = query.where('status', '=', options.status);
@@ -138,8 +147,20 @@ export async function listRuns(
     const { createdAt, id } = options.after;
     query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
   }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.first + 1).execute();
-  return { rows: rows.slice(0, options.first), hasNextPage: rows.length > options.first };
+  if (options.before !== null) {
+    const { createdAt, id } = options.before;
+    query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]));
+  }
+  const direction = options.inverted ? 'asc' : 'desc';
+  return query.orderBy('created_at', direction).orderBy('id', direction).limit(options.limit).execute();
+}
+
+/** Steps in sequence order between the `after` and `before` sequences (see KeysetPage). */
+export async function pageRunSteps(db: Db, runId: string, page: KeysetPage<number>): Promise<RunStepRow[]> {
+  let query = db.selectFrom('run_steps').selectAll().where('run_id', '=', runId);
+  if (page.after !== null) query = query.where('sequence', '>', page.after);
+  if (page.before !== null) query = query.where('sequence', '<', page.before);
+  return query.orderBy('sequence', page.inverted ? 'desc' : 'asc').limit(page.limit).execute();
 }
 
 /** Steps in sequence order, after `afterSequence`, at most `first` (+1 to tell whether more follow). */
@@ -181,13 +202,13 @@ export async function replaceRunContent(
   });
 }
 
-/** Parks a RUNNING run: WAITING_FOR_APPROVAL with its sealed state and the digest of the turn. */
+/** Parks a RUNNING run: WAITING_FOR_APPROVAL with its sealed state and the digest of the turn. Undefined when it was not RUNNING. */
 export async function suspendRun(
   db: Db,
   id: string,
   suspension: { sealedState: string; digest: string; iterations: number; promptTokens: number; completionTokens: number; estimatedCost: number },
-): Promise<boolean> {
-  const result = await db
+): Promise<RunRow | undefined> {
+  return db
     .updateTable('runs')
     .set({
       status: 'WAITING_FOR_APPROVAL',
@@ -200,8 +221,8 @@ export async function suspendRun(
     })
     .where('id', '=', id)
     .where('status', '=', 'RUNNING')
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -5,13 +5,14 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type CreateConfigurationInput = {
+  /** Omitted or empty = every enabled tool the running user may use (for an admin that includes system tools such as get_env, fetch_logs, list_users); reads back as `[]`. Name groups (e.g. ["content", "structure"]) to narrow it. */
   allowedToolGroups?: Array<string> | null | undefined;
   /** Default 5. */
   maxIterations?: number | null | undefined;
   maxTokens?: number | null | undefined;
   modelId: string;
   name: string;
-  /** Default METADATA. */
+  /** Default METADATA, which stores no content: every content field of the stored run reads null, even for an admin. REDACTED or FULL keep content to read back. */
   privacyLevel?: PrivacyLevel | null | undefined;
   quarantineToolOutput?: boolean | null | undefined;
   /** Default false. */

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import type { RunStep } from '../../src/runtime/run.ts';
-import { executeRun } from '../../src/services/agent-runs.ts';
+import { executeRun } from '../../src/services/run-execution.ts';
 import { setBudget } from '../../src/services/budgets.ts';
 import { createConfiguration } from '../../src/services/configurations.ts';
 import { createModel } from '../../src/services/models.ts';

@@ -2,11 +2,11 @@ import type { RunEventBus } from './events.ts';
 import type { RunOutcome, RunStep } from './run.ts';
 import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
 
-/** The storage a recorder needs; `src/db/repositories/runs.ts` provides it. */
-export interface RunRepository {
+/** The storage a recorder needs; `Run` is the stored run row, which the recorder only passes on. */
+export interface RunRepository<Run = unknown> {
   insertStep(runId: string, sequence: number, step: StoredStep): Promise<void>;
-  /** False when the run was already settled (settling is exactly-once). */
-  settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<boolean>;
+  /** The settled run; null when it was already settled (settling is exactly-once). */
+  settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<Run | null>;
   markAuditIncomplete(runId: string): Promise<void>;
   /** Optional: someone waits for the queued step writes, so they should go out soon (not at the end of a batching window). */
   expedite?(): void;
@@ -17,7 +17,7 @@ export interface RecorderLogger {
   error(obj: object, msg?: string): void;
 }
 
-export interface RunRecorder {
+export interface RunRecorder<Run = unknown> {
   /**
    * Queues the filtered copy of the step with the next sequence number for storage and returns at
    * once (write-behind): the step is published when its write has committed, in sequence order.
@@ -33,8 +33,8 @@ export interface RunRecorder {
   flushed(): Promise<void>;
   /** Stores the outcome once, after every step; a second call is refused (returns false) and logged. */
   settle(outcome: RunOutcome): Promise<boolean>;
-  /** Announces that the run is waiting (the caller stored the suspension after `flushed()`). */
-  announceSuspension(suspension: NonNullable<RunOutcome['suspension']>): void;
+  /** Announces that the run is waiting (the caller stored the suspension after `flushed()` and passes the parked run). */
+  announceSuspension(suspension: NonNullable<RunOutcome['suspension']>, parked: Run): void;
   /** True once any write failed: the stored trail of this run is incomplete. */
   readonly auditIncomplete: boolean;
 }
@@ -70,17 +70,17 @@ async function withRetries<T>(write: () => Promise<T>, delaysMs: readonly number
  * a reload would not show, unless the write failed, which is logged and flagged). Storage failures
  * never stop the run. Publication follows sequence order: a step waits for the steps before it.
  */
-export function createRunRecorder(options: {
+export function createRunRecorder<Run = unknown>(options: {
   readonly runId: string;
   readonly level: PrivacyLevel;
-  readonly repository: RunRepository;
-  readonly bus: RunEventBus;
+  readonly repository: RunRepository<Run>;
+  readonly bus: RunEventBus<Run>;
   readonly logger: RecorderLogger;
   /** The last sequence already stored (a resumed run continues after it). */
   readonly afterSequence?: number;
   /** Default CLOSING_WRITE_RETRY_DELAYS_MS. */
   readonly retryDelaysMs?: readonly number[];
-}): RunRecorder {
+}): RunRecorder<Run> {
   const { runId, level, repository, bus, logger } = options;
   const retryDelaysMs = options.retryDelaysMs ?? CLOSING_WRITE_RETRY_DELAYS_MS;
   let sequence = options.afterSequence ?? 0;
@@ -153,8 +153,8 @@ export function createRunRecorder(options: {
       repository.expedite?.();
       return published;
     },
-    announceSuspension(suspension) {
-      bus.publish({ type: 'suspended', runId, previews: suspension.previews, calls: suspension.calls, digest: suspension.digest });
+    announceSuspension(suspension, parked) {
+      bus.publish({ type: 'suspended', runId, previews: suspension.previews, calls: suspension.calls, digest: suspension.digest, run: parked });
     },
     async settle(outcome) {
       if (settled) {
@@ -165,15 +165,19 @@ export function createRunRecorder(options: {
       repository.expedite?.();
       await published;
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
-      let accepted = false;
+      let settledRun: Run | null = null;
       try {
-        accepted = await withRetries(() => repository.settle(runId, outcome, stored.finalContent), retryDelaysMs);
-        if (!accepted) logger.warn({ runId }, 'refused to settle a run that was already settled');
+        settledRun = await withRetries(() => repository.settle(runId, outcome, stored.finalContent), retryDelaysMs);
+        if (settledRun === null) logger.warn({ runId }, 'refused to settle a run that was already settled');
       } catch (error) {
         await flagIncomplete(error, 'the run outcome');
       }
-      if (auditIncomplete && !flagged) await storeFlag(retryDelaysMs);
-      bus.publish({ type: 'finished', runId, finalContent: outcome.finalContent });
+      const accepted = settledRun !== null;
+      if (auditIncomplete && !flagged) {
+        await storeFlag(retryDelaysMs);
+        settledRun = null; // the flag changed the row after it was settled
+      }
+      bus.publish({ type: 'finished', runId, finalContent: outcome.finalContent, run: settledRun });
       return accepted;
     },
   };

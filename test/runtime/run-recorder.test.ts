@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
 import type { StoredStep } from '../../src/runtime/privacy.ts';
-import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-store.ts';
+import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-recorder.ts';
 
 const LLM_STEP: RunStep = {
   kind: 'LLM',
@@ -34,11 +34,11 @@ function memoryRepository(options: { failSteps?: boolean } = {}) {
       if (options.failSteps) throw new Error('disk full');
       steps.push({ runId, sequence, step });
     },
-    async settle(_runId, outcome, stored) {
-      if (!open) return false;
+    async settle(runId, outcome, stored) {
+      if (!open) return null;
       open = false;
       settled.push({ outcome, stored });
-      return true;
+      return { id: runId };
     },
     async markAuditIncomplete() {
       incomplete += 1;
@@ -81,7 +81,7 @@ describe('run recorder', () => {
     expect(memory.settled).toHaveLength(1);
     expect(memory.settled[0]!.stored).toBe('answer for ***');
     expect(log.lines).toContainEqual({ level: 'warn', msg: 'refused to settle a run twice' });
-    expect((await events.next()).value).toEqual({ type: 'finished', runId: 'r2', finalContent: 'answer for bob@example.com' });
+    expect((await events.next()).value).toEqual({ type: 'finished', runId: 'r2', finalContent: 'answer for bob@example.com', run: { id: 'r2' } });
   });
 
   it('should keep going when storage fails: log it, flag the audit trail once, still publish', async () => {
@@ -218,7 +218,7 @@ describe('run event bus', () => {
   it('should cut off a subscriber that falls too far behind, after delivering what it buffered', async () => {
     const bus = createRunEventBus();
     const events = bus.subscribe('r');
-    for (let index = 0; index <= SUBSCRIBER_BUFFER; index++) bus.publish({ type: 'finished', runId: 'r', finalContent: String(index) });
+    for (let index = 0; index <= SUBSCRIBER_BUFFER; index++) bus.publish({ type: 'finished', runId: 'r', finalContent: String(index), run: null });
     let delivered = 0;
     await expect(
       (async () => {

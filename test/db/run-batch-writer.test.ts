@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { createRunWriter, type StepWrite, type UsageWrite } from '../../src/db/repositories/run-writer.ts';
+import { createRunWriter, type StepWrite, type UsageWrite } from '../../src/db/run-batch-writer.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';
 
 /**

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { effectiveSkills, type ConfigurationView } from '../access/allowed-tools.ts';
 import type { GateInput } from '../access/gate.ts';
-import type { Services } from '../context.ts';
+import type { Db } from '../db/database.ts';
+import type { RunWriter } from '../db/run-batch-writer.ts';
+import type { SecretBox } from '../db/secret-box.ts';
+import type { Logger, SecretScrubber } from '../logger.ts';
+import type { ToolData } from '../tools/data.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
 import { loadRunSetup, type RunSetup } from '../db/repositories/run-setup.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
@@ -28,6 +33,19 @@ export interface RunRequest {
   onStep(step: RunStep): Promise<void> | void;
 }
 
+/** What preparing and running the loop reads: the database, the tools, the key box, the usage writer. */
+export interface RunExecutionDeps {
+  readonly db: Db;
+  readonly registry: ToolRegistry;
+  readonly toolData: ToolData;
+  readonly secrets: SecretBox;
+  /** Learns each revealed provider key, so the logger masks it. */
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+  readonly writer: RunWriter;
+  readonly config: { readonly toolTimeoutMs: number };
+}
+
 /** What a suspended run must keep to resume: the loop's state plus the options it ran with. */
 export interface SuspendedRun {
   readonly suspension: Suspension;
@@ -38,7 +56,7 @@ export interface SuspendedRun {
 
 /** Everything of the loop input that does not depend on the allow-list. */
 async function prepare(
-  services: Services,
+  services: RunExecutionDeps,
   request: Omit<RunRequest, 'prompt'> & { prompt: string },
   gateFor: (setup: RunSetup, view: () => Promise<ConfigurationView>) => Promise<GateInput>,
   settingsOverride?: LoopSettings,
@@ -105,7 +123,7 @@ async function prepare(
  * Resolves everything a run needs from the database (configuration, model, provider and its key,
  * skills, switches, budgets), then runs the loop. No persistence of the run itself here.
  */
-export async function executeRun(services: Services, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome; input: LoopInput }> {
+export async function executeRun(services: RunExecutionDeps, request: RunRequest): Promise<{ runId: string; outcome: RunOutcome; input: LoopInput }> {
   const input = await prepare(services, request, (setup, view) =>
     gateInputFor(services.db, services.registry, setup.configuration, request.actor, request.selection, { view: view(), state: setup.toolState }),
   );
@@ -120,7 +138,7 @@ export async function executeRun(services: Services, request: RunRequest): Promi
  * allow-list and options, and the CURRENT switches (a tool disabled meanwhile is refused).
  */
 export async function resumeRun(
-  services: Services,
+  services: RunExecutionDeps,
   request: Omit<RunRequest, 'prompt' | 'selection'> & { runId: string },
   suspended: SuspendedRun,
   decision: ApprovalDecision,

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
-import type { Db, RunStepRow } from '../database.ts';
-import { storableJson } from './runs.ts';
+import type { Db, RunStepRow } from './database.ts';
+import { storableJson } from './repositories/runs.ts';
 
 export interface StepWrite {
   readonly runId: string;
