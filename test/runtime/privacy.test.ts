@@ -1,21 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunStep } from '../../src/runtime/run.ts';
-import {
-  CONTENT_KEYS,
-  MASK,
-  PRIVACY_LEVELS,
-  REDACTED_MAX_CHARS,
-  TRUNCATION_SUFFIX,
-  countCharacters,
-  filterRunContent,
-  filterStep,
-  isCredentialName,
-  redact,
-  toStoredStep,
-  type PrivacyLevel,
-  type StoredStep,
-} from '../../src/runtime/privacy.ts';
+import { countCharacters, isCredentialName, MASK, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/redaction/redact.ts';
+import { CONTENT_KEYS, filterRunContent, filterStep, PRIVACY_LEVELS, toStoredStep, type PrivacyLevel, type StoredStep } from '../../src/runtime/privacy.ts';
 import { tableArtifact, textArtifact } from '../../src/tools/result.ts';
 
 // Fake secrets, assembled at run time so that secret scanners do not flag this file.

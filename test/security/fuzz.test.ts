@@ -18,7 +18,7 @@ import { notPermittedError, toolFailedError, type GateInput } from '../../src/ac
 import type { Db } from '../../src/db/database.ts';
 import { saveGrant } from '../../src/db/repositories/grants.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
-import { countCharacters, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/runtime/privacy.ts';
+import { countCharacters, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/redaction/redact.ts';
 import { decodeArguments, invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
 import {
   ARTIFACTS_OMITTED_LABEL,
