@@ -8,6 +8,9 @@ import { STEP_KINDS, type RunStep, type StepKind } from './run.ts';
  *
  * Every length here counts characters, i.e. Unicode code points (what `[...text].length` gives), not
  * the UTF-16 units of `text.length`: an emoji is one character. A lone surrogate counts as one.
+ *
+ * Over ~250 lines because the stored-step shape, the hostile-input copy and the per-level filter
+ * must agree field by field; the redactor they call lives in src/redaction/redact.ts.
  */
 
 export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;

@@ -78,6 +78,10 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
  * feeds each step to the recorder, parks runs that wait for approval (state sealed at rest),
  * resumes them on a verified decision, settles exactly once, keeps a heartbeat, and lets a run be
  * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
+ *
+ * Longer than our ~250-line habit on purpose: start, resume, park-or-settle, cancel and the
+ * heartbeat share one process's `active` map and `stopping` flag; split, that one lifecycle would be
+ * read across files. The approval rules live in approvals.ts, the loop's inputs in run-execution.ts.
  */
 export function createRunManager(services: RunManagerDeps, options: RunManagerOptions = {}): RunManager {
   const { db, logger, secrets, bus, writer } = services;
