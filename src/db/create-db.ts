@@ -48,9 +48,11 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
   }
-  mkdirSync(dataPath, { recursive: true });
+  mkdirSync(path.dirname(dataPath), { recursive: true });
+  // Taken before anything inside is touched: a refused process leaves the directory as it was.
   const lock = lockDataDir(path.dirname(dataPath));
   try {
+    mkdirSync(dataPath, { recursive: true });
     const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };

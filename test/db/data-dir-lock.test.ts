@@ -43,37 +43,43 @@ describe('the embedded data directory lock', () => {
     lockDataDir(dir).release();
   });
 
-  it('should stop a second real process on the same directory with a clear message, and let it in once the first is gone', async () => {
+  it('should stop a second real process on the same directory with a clear message, and let one in once the holder is gone', async () => {
     const dataDir = tempDir();
-    const env = { PATH: process.env.PATH, AIRLOCK_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Process 1 holds the lock as any Airlock process does (createDb takes it before PGlite opens).
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-e', `import('./src/db/data-dir-lock.ts').then((m) => { m.lockDataDir(${JSON.stringify(dataDir)}); console.log('held'); setInterval(() => {}, 1000); })`],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
-      let stdout = '';
-      server.stdout.on('data', (chunk) => (stdout += chunk));
-      const deadline = Date.now() + 45_000;
-      while (!/listening on/.test(stdout) && Date.now() < deadline && server.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(stdout).toMatch(/listening on/);
+      const [chunk] = (await once(holder.stdout!, 'data')) as [Buffer];
+      expect(chunk.toString()).toContain('held');
 
-      const seed = () =>
-        new Promise<{ code: number | null; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'src/db/seed.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-          let stderr = '';
-          child.stderr.on('data', (chunk) => (stderr += chunk));
-          child.once('exit', (code) => resolve({ code, stderr }));
-        });
-      const refused = await seed();
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain(`is in use by process ${server.pid}`);
-      expect(refused.stderr).toContain('stop that process first');
-      expect(refused.stderr).not.toMatch(/at .*\.ts:\d+/);
+      // Process 2: `npm run seed` on the same directory is refused before it opens anything.
+      const env = { PATH: process.env.PATH, AIRLOCK_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+      const seed = spawn(process.execPath, ['--import', 'tsx', 'src/db/seed.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      seed.stderr!.on('data', (data) => (stderr += data));
+      const [code] = await once(seed, 'exit');
+      expect(code).toBe(1);
+      expect(stderr).toContain(`is in use by process ${holder.pid}`);
+      expect(stderr).toContain('stop that process first');
+      expect(stderr).not.toMatch(/at .*\.ts:\d+/);
+      expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
 
-      const exited = once(server, 'exit');
-      server.kill('SIGKILL');
+      // The holder dies without cleaning up (SIGKILL): the next process takes its lock over.
+      const exited = once(holder, 'exit');
+      holder.kill('SIGKILL');
       await exited;
-      expect((await seed()).code).toBe(0);
+      expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(true);
+      const next = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./src/db/data-dir-lock.ts').then((m) => m.lockDataDir(${JSON.stringify(dataDir)}).release())`], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(next.status, next.stderr).toBe(0);
       expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
     } finally {
-      if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+      if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
     }
-  }, 120_000);
+  }, 60_000);
 });
