@@ -1,9 +1,9 @@
-import type { Services } from '../context.ts';
+import type { Db } from '../db/database.ts';
 import { listConfigurations } from '../db/repositories/configurations.ts';
 import { seedRecords } from '../db/repositories/records-seed.ts';
 import { createConfiguration } from './configurations.ts';
 import { createModel } from './models.ts';
-import { createProvider } from './providers.ts';
+import { createProvider, type ProviderDeps } from './providers.ts';
 
 export const DEMO_CONFIGURATION = 'demo-scripted';
 
@@ -12,7 +12,14 @@ export const DEMO_CONFIGURATION = 'demo-scripted';
  * reads customers and answers, a free model, and a configuration offering the content and
  * structure groups. Idempotent: an existing demo configuration is left as it is.
  */
-export async function seedDemoCatalogue(services: Services): Promise<void> {
+/** What seeding reads and writes: the database, and the key box a provider is created with. */
+export interface DemoCatalogueDeps {
+  readonly db: Db;
+  readonly secrets: ProviderDeps['secrets'];
+  readonly scrubber: { add(value: string): void };
+}
+
+export async function seedDemoCatalogue(services: DemoCatalogueDeps): Promise<void> {
   if ((await listConfigurations(services.db)).some((row) => row.name === DEMO_CONFIGURATION)) return;
   await seedRecords(services.db);
   const provider = await createProvider(
