@@ -30,6 +30,8 @@ export interface Config {
   readonly runHeartbeatMs: number;
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
+  /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
+  readonly corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -93,7 +95,20 @@ const envSchema = z.object({
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
+  AIRLOCK_CORS_ORIGINS: optionalText
+    .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
+    .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
 });
+
+/** An origin as browsers send it: `scheme://host[:port]`, no path, no wildcard. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -131,6 +146,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
   });
 }
 

@@ -50,6 +50,13 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     graphiql: production ? false : { title: 'Airlock', subscriptionsProtocol: 'WS' },
     // Batched operations multiply every per-request limit; one operation per request.
     batching: false,
+    // Bearer tokens, not cookies: no credentials. Only listed origins get CORS headers, never a reflection.
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      return origin !== null && config.corsOrigins.includes(origin)
+        ? { origin: [origin], credentials: false, methods: ['GET', 'POST'], allowedHeaders: ['authorization', 'content-type', 'accept'], maxAge: 600 }
+        : false;
+    },
     multipart: false,
     logging: {
       debug: (...args: unknown[]) => yogaLogger.debug({ args }, 'yoga'),
@@ -85,6 +92,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         blockFieldSuggestion: { enabled: true },
       }),
       hideEverySuggestion(),
+      jsonBodiesOnly(),
       ...(production ? [disableIntrospection()] : []),
     ],
   });
@@ -252,6 +260,30 @@ function disableIntrospection() {
   return {
     onValidate({ addValidationRule }: { addValidationRule: (rule: typeof NoSchemaIntrospectionCustomRule) => void }) {
       addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
+/** Media types a POST body may have: JSON only (the GraphQL over HTTP spec's own). */
+const JSON_BODIES = new Set(['application/json', 'application/graphql-response+json']);
+
+/**
+ * A POST must carry JSON. Forms (`application/x-www-form-urlencoded`, `multipart/form-data`,
+ * `text/plain`) are what a hostile page can send cross-origin without a preflight, so they would
+ * let any site run mutations with a browser's ambient credentials; they get 415 and run nothing.
+ */
+function jsonBodiesOnly(): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (request.method !== 'POST') return;
+      const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (JSON_BODIES.has(mediaType)) return;
+      endResponse(
+        new fetchAPI.Response(JSON.stringify({ errors: [{ message: 'Unsupported Media Type: send the operation as application/json.' }] }), {
+          status: 415,
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
     },
   };
 }

@@ -222,6 +222,19 @@ describe.each(TEST_DATABASES)('runAgent on %s', (kind) => {
     if (owner.data!.run!.user!.name !== 'dash') expect(other.data!.run).toBeNull();
   });
 
+  it("should answer node(id) of another user's run with null, exactly as for an unknown id", async () => {
+    const all = (await t.gql(`query RunIdsAndOwners { runs(first: 100) { edges { node { id user { id } } } } }`)).data!;
+    const foreign = all.runs.edges.find((edge: any) => edge.node.user?.id !== userId);
+    expect(foreign).toBeDefined();
+    const seen = await t.gql(`query ForeignRun($id: ID!) { node(id: $id) { id ... on Run { status } } }`, { id: foreign!.node.id }, userToken);
+    expect(seen).toEqual({ data: { node: null } });
+    const unknown = await t.gql(`query UnknownRun($id: ID!) { node(id: $id) { id } }`, { id: Buffer.from('Run:00000000-0000-4000-8000-000000000000').toString('base64') }, userToken);
+    expect(unknown).toEqual({ data: { node: null } });
+    const own = all.runs.edges.find((edge: any) => edge.node.user?.id === userId)!;
+    const mine = await t.gql(`query OwnRun($id: ID!) { node(id: $id) { id } }`, { id: own.node.id }, userToken);
+    expect(mine.data?.node).toEqual({ id: own.node.id });
+  });
+
   it('should replay a stored run through runEvents and complete', async () => {
     const client = wsClient(url, t.adminToken);
     try {

@@ -22,7 +22,9 @@ const canSee = (run: RunRow, context: Context) => context.viewer?.isAdmin === tr
 
 export const RunRef = builder.loadableNode('Run', {
   id: { resolve: (run: RunRow) => run.id },
-  load: (ids: string[], context) => findRunsByIds(context.services.db, ids),
+  // Another user's run loads as nothing, exactly like an unknown id: `node(id)` must not reveal
+  // that it exists. The scope check stays for rows reached without the loader.
+  load: async (ids: string[], context) => (await findRunsByIds(context.services.db, ids)).filter((run) => canSee(run, context)),
   sort: (run) => run.id,
   // A non-admin sees only their own runs.
   authScopes: (run, context) => canSee(run, context),
