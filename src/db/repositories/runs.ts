@@ -110,6 +110,10 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<str
       termination_reason: 'INTERRUPTED',
       error_message: 'The server running this run stopped before it finished.',
       finished_at: sql`now()`,
+      // The process that would have written the totals is gone: its usage rows are the record.
+      prompt_tokens: sql<number>`(select coalesce(sum(u.prompt_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
+      completion_tokens: sql<number>`(select coalesce(sum(u.completion_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
+      estimated_cost: sql<number>`(select coalesce(sum(u.cost), 0) from usage_records u where u.run_id = runs.id)`,
     })
     .where('status', '=', 'RUNNING')
     .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)
