@@ -195,15 +195,14 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     },
 
     async decide(actor, runId, turnDigest, approved) {
-      const { claimed, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
-      const run = claimed;
+      const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
       const runLogger = logger.child({ runId: run.id });
       track(
         run.id,
         async (controller) => {
           const recorder = createRunRecorder({
             runId: run.id,
-            level: claimed.privacy_level,
+            level: run.privacy_level,
             repository,
             bus,
             logger: runLogger,
@@ -239,11 +238,11 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
             runLogger.error({ err: error }, 'resumed run failed unexpectedly');
             outcome = failure(FAILED_UNEXPECTEDLY);
           }
-          await conclude(claimed, recorder, outcome, runLogger, suspended);
+          await conclude(run, recorder, outcome, runLogger, suspended);
         },
         runLogger,
       );
-      return claimed;
+      return run;
     },
 
     suspendedState: (run) => openSuspendedRun(services, run),

@@ -167,16 +167,9 @@ export async function pageRunSteps(db: Db, runId: string, page: KeysetPage<numbe
   return query.orderBy('sequence', page.inverted ? 'desc' : 'asc').limit(page.limit).execute();
 }
 
-/** Steps in sequence order, after `afterSequence`, at most `first` (+1 to tell whether more follow). */
-export async function listRunSteps(db: Db, runId: string, afterSequence: number, first: number): Promise<RunStepRow[]> {
-  return db
-    .selectFrom('run_steps')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .where('sequence', '>', afterSequence)
-    .orderBy('sequence')
-    .limit(first)
-    .execute();
+/** Steps in sequence order, after `afterSequence`, at most `first`. */
+export function listRunSteps(db: Db, runId: string, afterSequence: number, first: number): Promise<RunStepRow[]> {
+  return pageRunSteps(db, runId, { after: afterSequence, before: null, limit: first, inverted: false });
 }
 
 /** Runs created before `cutoff` whose stored content was not yet purged (and that may hold content). */
