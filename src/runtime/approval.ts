@@ -16,6 +16,8 @@ export interface LoopState {
   readonly iterations: number;
   readonly usage: PricedUsage;
   readonly lastContent: string | null;
+  /** Turns of this run a person denied so far (absent in states sealed before it was counted). */
+  readonly deniedTurns?: number;
 }
 
 export interface PendingCallPreview {

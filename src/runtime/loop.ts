@@ -64,6 +64,7 @@ interface Session {
   usage: PricedUsage;
   iterations: number;
   lastContent: string | null;
+  deniedTurns: number;
 }
 
 /**
@@ -76,16 +77,19 @@ export async function runLoop(input: LoopInput): Promise<RunOutcome> {
   const messages: ChatMessage[] = [];
   if (input.settings.systemPrompt.trim() !== '') messages.push({ role: 'system', content: input.settings.systemPrompt });
   messages.push({ role: 'user', content: input.prompt });
-  const session = openSession(input, { messages, iterations: 0, usage: ZERO_USAGE, lastContent: null });
+  const session = openSession(input, { messages, iterations: 0, usage: ZERO_USAGE, lastContent: null, deniedTurns: 0 });
   return guarded(session, () => (session.specs === null ? plainAnswer(session) : rounds(session, 1)));
 }
 
 /**
  * Continues a suspended run: the pending calls run (approved) or are refused (denied), every call
  * re-checked against the CURRENT switches, then the loop goes on with its counters and usage.
+ * A run with a denied turn that the model then answers around ends `COMPLETED` with the reason
+ * `APPROVAL_DENIED` (a reason that says why it stopped, budget or cap, wins over it).
  */
 export async function resumeLoop(input: LoopInput, suspension: Suspension, decision: ApprovalDecision): Promise<RunOutcome> {
   const session = openSession(input, suspension.state);
+  if (!decision.approved) session.deniedTurns += 1;
   return guarded(session, async () => {
     await runToolCalls(session, suspension.round, suspension.calls, decision.approved ? 'approved' : 'denied');
     return suspension.round >= input.settings.maxIterations ? synthesise(session) : rounds(session, suspension.round + 1);
@@ -101,6 +105,7 @@ function openSession(input: LoopInput, state: LoopState): Session {
     usage: state.usage,
     iterations: state.iterations,
     lastContent: state.lastContent,
+    deniedTurns: state.deniedTurns ?? 0,
   };
 }
 
@@ -112,7 +117,7 @@ function finish(
 ): RunOutcome {
   return {
     status,
-    terminationReason,
+    terminationReason: terminationReason === 'COMPLETED' && session.deniedTurns > 0 ? 'APPROVAL_DENIED' : terminationReason,
     truncated: extra.truncated ?? false,
     iterations: session.iterations,
     finalContent: extra.finalContent === undefined ? session.lastContent : extra.finalContent,
@@ -159,7 +164,13 @@ async function rounds(session: Session, firstRound: number): Promise<RunOutcome>
     session.iterations = round;
     if (completion.toolCalls.length === 0) return finish(session, 'COMPLETED', 'COMPLETED', { finalContent: completion.content });
     session.messages.push({ role: 'assistant', content: completion.content, toolCalls: completion.toolCalls });
-    const state = { messages: [...session.messages], iterations: session.iterations, usage: session.usage, lastContent: session.lastContent };
+    const state = {
+      messages: [...session.messages],
+      iterations: session.iterations,
+      usage: session.usage,
+      lastContent: session.lastContent,
+      deniedTurns: session.deniedTurns,
+    };
     const suspension = await suspensionFor(input, state, round, completion.toolCalls);
     if (suspension) return finish(session, 'WAITING_FOR_APPROVAL', null, { suspension });
     await runToolCalls(session, round, completion.toolCalls, 'run');

@@ -201,13 +201,18 @@ describe.each(TEST_DATABASES)('human approval of write tools on %s', (kind) => {
     }
   });
 
-  it('should inject the denial for every call of the turn and change nothing', async () => {
+  it('should inject the denial for every call of the turn, change nothing, and end the run APPROVAL_DENIED with the decision stored', async () => {
     const id = await configuration([{ content: '', toolCalls: [{ name: 'describe_tables', arguments: {} }, RENAME('8', 'Denied')] }, { content: 'Understood.' }]);
     const suspended = lastEvent(await propose(alice.token, id), 'RunSuspendedEvent');
     const denied = await t.gql(APPROVE, { id: suspended.run.id, digest: suspended.turnDigest, approved: false }, alice.token);
     expect(denied.data!.approveRun.__typename).toBe('Run');
     const run = await waitUntilSettled(suspended.run.id);
-    expect(run.status).toBe('COMPLETED');
+    // The model answered around the denial, so the run completed; its reason says a person said no.
+    expect(run).toMatchObject({ status: 'COMPLETED', terminationReason: 'APPROVAL_DENIED' });
+    const decisions = run.steps.edges.map((edge) => edge.node).filter((step) => step.kind === 'APPROVAL');
+    expect(decisions.map((step) => ({ approved: step.approval!.approved, turnDigest: step.approval!.turnDigest }))).toEqual([
+      { approved: false, turnDigest: suspended.turnDigest },
+    ]);
     const results = run.steps.edges.map((edge) => edge.node).filter((step) => step.kind === 'TOOL').map((step) => step.toolResult);
     expect(results).toEqual(['Error: tool "describe_tables" was denied by the operator.', 'Error: tool "update_record" was denied by the operator.']);
     expect((await customerName(8)).name).not.toBe('Denied');
