@@ -15,6 +15,7 @@ import { purgeExpiredContent } from './services/retention.ts';
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 import { createLogger, LogRing, SecretScrubber } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
+import { sealPlaintextHeaders } from './services/providers.ts';
 import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
 import { builtinTools } from './tools/builtins.ts';
 import { createRegistry, loadToolModules } from './tools/registry.ts';
@@ -83,6 +84,8 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       writer: createRunWriter(handle.db),
     };
     const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };
+    const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
+    if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();
     const dbHandle = handle;
     const purge = () =>

@@ -37,6 +37,8 @@ export interface ProvidersTable {
   base_url: string | null;
   /** AES-256-GCM ciphertext (see secret-box.ts); never leaves the db layer except to be decrypted. */
   api_key_ciphertext: string | null;
+  /** Sealed JSON of `settings.headers` (names and values); `settings` itself never holds them. */
+  headers_ciphertext: string | null;
   settings: Json<Record<string, unknown>>;
   created_at: CreatedAt;
   updated_at: CreatedAt;

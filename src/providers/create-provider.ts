@@ -16,10 +16,28 @@ export const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ProviderKind, 'SCRIPTED'
 };
 
 /** Settings every HTTP adapter understands (the rest of a provider's settings is ignored). */
+/** Headers the adapter sets itself, or that would change how the request is framed. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'accept']);
+const headerName = z
+  .string()
+  .max(128, 'must be at most 128 characters')
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)')
+  .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the adapter and cannot be overridden');
+const headerValue = z
+  .string()
+  .max(8_192, 'must be at most 8192 characters')
+  .regex(/^[^\r\n\0]*$/, 'must not contain line breaks or NUL');
+
+/** Extra request headers (e.g. OpenRouter's `HTTP-Referer`, a gateway's `x-api-key`): values are secrets. */
+export const providerHeadersSchema = z
+  .record(headerName, headerValue)
+  .refine((headers) => Object.keys(headers).length <= 32, 'must list at most 32 headers');
+export type ProviderHeaders = Readonly<Record<string, string>>;
+
 const httpSettingsSchema = z
   .object({
     timeoutMs: z.number().int().min(100).max(600_000).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: providerHeadersSchema.optional(),
   })
   .loose();
 
@@ -32,7 +50,9 @@ export interface ProviderConfig {
   readonly kind: ProviderKind;
   readonly baseUrl: string | null;
   readonly apiKey: string | null;
+  /** Settings as stored: never the headers, which are sealed apart and passed opened here. */
   readonly settings: unknown;
+  readonly headers?: ProviderHeaders | null;
 }
 
 /** Builds the adapter a provider row describes. */
@@ -43,7 +63,7 @@ export function createProvider(config: ProviderConfig): LlmProvider {
     baseUrl: config.baseUrl ?? DEFAULT_BASE_URLS[config.kind],
     apiKey: config.apiKey,
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
-    ...(settings.headers === undefined ? {} : { headers: settings.headers }),
+    ...(config.headers ? { headers: config.headers } : {}),
   };
   switch (config.kind) {
     case 'OPENAI':

@@ -5,7 +5,7 @@ import { PROVIDER_KINDS } from '../db/database.ts';
 import * as providers from '../db/repositories/providers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { providerSettingsSchema } from '../providers/create-provider.ts';
+import { providerHeadersSchema, providerSettingsSchema, type ProviderHeaders } from '../providers/create-provider.ts';
 import { nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 export interface ProviderDeps {
@@ -15,8 +15,9 @@ export interface ProviderDeps {
   readonly onSecret: (value: string) => void;
 }
 
-/** The AAD that binds a sealed key to its provider row. */
+/** The AADs that bind a sealed key, and the sealed extra headers, to their provider row. */
 const keyContext = (providerId: string) => `provider:${providerId}:api_key`;
+const headersContext = (providerId: string) => `provider:${providerId}:headers`;
 
 const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const baseUrl = z
@@ -58,10 +59,26 @@ const createSchema = z
 // In an update, an absent field is left alone; `apiKey: null` removes the stored key.
 const updateSchema = z.object(nullishShape({ name, kind: z.enum(PROVIDER_KINDS), ...optional }));
 
+/**
+ * `settings.headers` is split off: its values (often a gateway's `x-api-key` or `authorization`) are
+ * sealed like the API key, and only their names are ever shown again.
+ */
+function splitHeaders(settings: Record<string, unknown>): { rest: Record<string, unknown>; headers: ProviderHeaders | undefined } {
+  const { headers, ...rest } = settings;
+  return { rest, headers: headers === undefined ? undefined : providerHeadersSchema.parse(headers) };
+}
+
+function sealHeaders(deps: Pick<ProviderDeps, 'secrets' | 'onSecret'>, providerId: string, headers: ProviderHeaders): string | null {
+  if (Object.keys(headers).length === 0) return null;
+  for (const value of Object.values(headers)) deps.onSecret(value);
+  return deps.secrets.seal(JSON.stringify(headers), headersContext(providerId));
+}
+
 export async function createProvider(deps: ProviderDeps, input: unknown): Promise<ProviderRow> {
   const data = parseInput(createSchema, input);
   const id = randomUUID();
   if (data.apiKey) deps.onSecret(data.apiKey);
+  const { rest, headers } = splitHeaders(data.settings ?? {});
   return uniquely(`A provider named "${data.name}" already exists.`, () =>
     providers.insertProvider(deps.db, {
       id,
@@ -69,7 +86,8 @@ export async function createProvider(deps: ProviderDeps, input: unknown): Promis
       kind: data.kind,
       base_url: data.baseUrl ?? null,
       api_key_ciphertext: data.apiKey ? deps.secrets.seal(data.apiKey, keyContext(id)) : null,
-      settings: JSON.stringify(data.settings ?? {}),
+      headers_ciphertext: headers ? sealHeaders(deps, id, headers) : null,
+      settings: JSON.stringify(rest),
     }),
   );
 }
@@ -89,7 +107,12 @@ export async function updateProvider(deps: ProviderDeps, id: string, input: Reco
   if (data.name != null) changes.name = data.name;
   if (data.kind != null) changes.kind = data.kind;
   if ('baseUrl' in input && input.baseUrl !== undefined) changes.base_url = data.baseUrl ?? null;
-  if (data.settings != null) changes.settings = JSON.stringify(data.settings);
+  if (data.settings != null) {
+    // Settings replace the stored ones; the sealed headers change only when `headers` is given.
+    const { rest, headers } = splitHeaders(data.settings);
+    changes.settings = JSON.stringify(rest);
+    if (headers) changes.headers_ciphertext = sealHeaders(deps, id, headers);
+  }
   if ('apiKey' in input && input.apiKey !== undefined) {
     if (data.apiKey) deps.onSecret(data.apiKey);
     changes.api_key_ciphertext = data.apiKey ? deps.secrets.seal(data.apiKey, keyContext(id)) : null;
@@ -107,6 +130,36 @@ export async function deleteProvider(db: Db, id: string): Promise<string> {
   if (models > 0) throw new ConflictError(`The provider is used by ${models} model(s); delete or move them first.`);
   if (!(await providers.deleteProvider(db, id))) throw new NotFoundError('Provider', id);
   return id;
+}
+
+/** Decrypts a provider's extra headers for a provider call; the values never go further. */
+export function revealHeaders(deps: Pick<ProviderDeps, 'secrets' | 'onSecret'>, row: ProviderRow): ProviderHeaders | null {
+  if (row.headers_ciphertext === null) return null;
+  const headers = JSON.parse(deps.secrets.open(row.headers_ciphertext, headersContext(row.id))) as Record<string, string>;
+  for (const value of Object.values(headers)) deps.onSecret(value);
+  return headers;
+}
+
+/** The names of a provider's extra headers (what an admin may read back). */
+export function headerNames(secrets: SecretBox, row: ProviderRow): string[] {
+  if (row.headers_ciphertext === null) return [];
+  return Object.keys(JSON.parse(secrets.open(row.headers_ciphertext, headersContext(row.id))) as object).sort();
+}
+
+/**
+ * Start-up: headers stored in plaintext `settings` by an earlier version are sealed and removed
+ * from the settings (idempotent; a row whose headers are already sealed keeps them).
+ */
+export async function sealPlaintextHeaders(deps: ProviderDeps): Promise<number> {
+  let sealed = 0;
+  for (const row of await providers.listProvidersWithPlaintextHeaders(deps.db)) {
+    const { rest, headers } = splitHeaders(row.settings);
+    const changes: ProviderUpdate = { settings: JSON.stringify(rest) };
+    if (headers && row.headers_ciphertext === null) changes.headers_ciphertext = sealHeaders(deps, row.id, headers);
+    await providers.updateProvider(deps.db, row.id, changes);
+    sealed += 1;
+  }
+  return sealed;
 }
 
 /** Decrypts a provider's API key for a provider call; the plaintext never goes further. */

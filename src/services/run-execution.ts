@@ -17,7 +17,7 @@ import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
 import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';
-import { revealApiKey } from './providers.ts';
+import { revealApiKey, revealHeaders } from './providers.ts';
 import { configurationView, gateInputFor } from './tool-access.ts';
 
 export interface RunRequest {
@@ -88,11 +88,13 @@ async function prepare(
   const [settings, gate] = await Promise.all([settingsOverride ?? settingsOf(), gateFor(setup, viewOnce)]);
 
   const runId = request.runId ?? randomUUID();
+  const keys = { secrets: services.secrets, onSecret: (value: string) => services.scrubber.add(value) };
   const provider = createProvider({
     kind: providerRow.kind,
     baseUrl: providerRow.base_url,
-    apiKey: revealApiKey({ secrets: services.secrets, onSecret: (value) => services.scrubber.add(value) }, providerRow),
+    apiKey: revealApiKey(keys, providerRow),
     settings: providerRow.settings,
+    headers: revealHeaders(keys, providerRow),
   });
   const logger = services.logger.child({ runId });
   return {

@@ -38,3 +38,8 @@ export async function countModelsOfProvider(db: Db, providerId: string): Promise
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** Rows whose settings still carry `headers` in plaintext (written before they were sealed). */
+export async function listProvidersWithPlaintextHeaders(db: Db): Promise<ProviderRow[]> {
+  return db.selectFrom('providers').selectAll().where(sql<boolean>`settings ? 'headers'`).execute();
+}

@@ -39,7 +39,7 @@ export type CreateProviderInput = {
   baseUrl?: string | null | undefined;
   kind: ProviderKind;
   name: string;
-  /** Adapter settings (a JSON object). */
+  /** Adapter settings (a JSON object). `headers` values are sealed like the API key and only their names are shown again. */
   settings?: unknown;
 };
 

@@ -26,7 +26,15 @@ export const ProviderRef = builder.loadableNode('Provider', {
       description: 'Whether an API key is stored. The key itself is write-only and never readable.',
       resolve: (provider) => provider.api_key_ciphertext !== null,
     }),
-    settings: t.field({ type: 'JSON', resolve: (provider) => provider.settings }),
+    settings: t.field({
+      type: 'JSON',
+      description: 'Adapter settings as stored, without `headers`: their values are write-only (see `headerNames`).',
+      resolve: (provider) => provider.settings,
+    }),
+    headerNames: t.stringList({
+      description: 'Names of the extra request headers set in `settings.headers`. Their values are sealed and never readable.',
+      resolve: (provider, _args, context) => providers.headerNames(context.services.secrets, provider),
+    }),
     models: t.field({
       type: [ModelRef],
       resolve: (provider, _args, context) => listModelsOfProvider(context.services.db, provider.id),
@@ -42,7 +50,10 @@ const CreateProviderInput = builder.inputType('CreateProviderInput', {
     kind: t.field({ type: ProviderKindEnum, required: true }),
     baseUrl: t.string({ description: 'http(s) URL without credentials; null = the vendor default.' }),
     apiKey: t.string({ description: 'Write-only; stored encrypted (AES-256-GCM).' }),
-    settings: t.field({ type: 'JSON', description: 'Adapter settings (a JSON object).' }),
+    settings: t.field({
+      type: 'JSON',
+      description: 'Adapter settings (a JSON object). `headers` values are sealed like the API key and only their names are shown again.',
+    }),
   }),
 });
 
@@ -52,7 +63,10 @@ const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
     kind: t.field({ type: ProviderKindEnum }),
     baseUrl: t.string({ description: 'Explicit null resets to the vendor default; absent leaves it.' }),
     apiKey: t.string({ description: 'Write-only. Explicit null removes the stored key; absent leaves it.' }),
-    settings: t.field({ type: 'JSON' }),
+    settings: t.field({
+      type: 'JSON',
+      description: 'Replaces the stored settings; the sealed headers are replaced only when `headers` is given (`{}` removes them).',
+    }),
   }),
 });
 
