@@ -21,6 +21,8 @@ export interface LoopState {
 }
 
 export interface PendingCallPreview {
+  /** Where the call stands in the turn: previews and approver checks bind to it, not to the id. */
+  readonly position: number;
   readonly callId: string;
   readonly toolName: string;
   /** Bounded text shown to the approver; failures and empty previews are shown as such. */
@@ -66,13 +68,18 @@ export function boundPreview(text: string): string {
  * tool that is not offered never suspends: it is refused as usual). Returns null otherwise.
  */
 export async function suspensionFor(input: ApprovalContext, state: LoopState, round: number, calls: readonly ToolCall[]): Promise<Suspension | null> {
-  const writes = calls.flatMap((call) => {
+  const writes = calls.flatMap((call, position) => {
     const decision = decide(input.gate, call.name);
-    return decision.allowed && decision.tool.effect === 'write' ? [{ call, tool: decision.tool }] : [];
+    return decision.allowed && decision.tool.effect === 'write' ? [{ call, position, tool: decision.tool }] : [];
   });
   if (writes.length === 0) return null;
   const previews = await Promise.all(
-    writes.map(async ({ call, tool }) => ({ callId: call.id, toolName: call.name, preview: boundPreview(await previewOf(input, tool, call)) })),
+    writes.map(async ({ call, position, tool }) => ({
+      position,
+      callId: call.id,
+      toolName: call.name,
+      preview: boundPreview(await previewOf(input, tool, call)),
+    })),
   );
   return {
     state,
@@ -96,7 +103,15 @@ async function previewOf(input: ApprovalContext, tool: Tool, call: ToolCall): Pr
   }
 }
 
-/** sha256 of the calls' canonical JSON (keys sorted), so any change to the turn changes the digest. */
+/**
+ * The call a preview describes: by position in the turn (states sealed before positions were stored
+ * fall back to the id, unique within a turn since the provider boundary makes it so).
+ */
+export function callOfPreview(calls: readonly ToolCall[], preview: Omit<PendingCallPreview, 'position'> & { readonly position?: number }): ToolCall | undefined {
+  return preview.position === undefined ? calls.find((call) => call.id === preview.callId) : calls[preview.position];
+}
+
+/** sha256 of EVERY call of the turn, in order, as canonical JSON (keys sorted): any change to the turn changes the digest. */
 export function turnDigest(calls: readonly ToolCall[]): string {
   return createHash('sha256')
     .update(canonicalJson(calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }))))

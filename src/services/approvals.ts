@@ -9,6 +9,7 @@ import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from
 import type { Logger } from '../logger.ts';
 import type { ToolData } from '../tools/data.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { callOfPreview } from '../runtime/approval.ts';
 import type { Actor } from '../tools/tool.ts';
 import type { SuspendedRun } from './run-execution.ts';
 import { toActor } from './users.ts';
@@ -109,13 +110,15 @@ async function assertApproverMayRun(deps: ApprovalDeps, approver: Actor, suspend
     actor: approver,
     allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
   };
-  for (const { toolName, callId } of suspended.suspension.previews) {
+  const { calls, previews } = suspended.suspension;
+  for (const preview of previews) {
+    const toolName = preview.toolName;
     const decision = decide(gate, toolName);
     if (!decision.allowed) {
       if (decision.reason === 'toolDisabled' || decision.reason === 'notRegistered') continue; // refused at resume anyway
       throw new ForbiddenError(`You may not run "${toolName}" yourself, so you cannot approve it.`);
     }
-    const call = suspended.suspension.calls.find((candidate) => candidate.id === callId);
+    const call = callOfPreview(calls, preview);
     const parsed = decision.tool.parameters.safeParse(call?.arguments ?? {});
     if (!parsed.success || !decision.tool.mayRun) continue;
     const allowed = await decision.tool.mayRun(parsed.data, {

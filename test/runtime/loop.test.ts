@@ -234,7 +234,7 @@ describe('runLoop suspension for write tools', () => {
     expect(outcome.status).toBe('WAITING_FOR_APPROVAL');
     expect(steps.map((step) => step.kind)).toEqual(['REQUEST', 'LLM']);
     expect(write.execute).not.toHaveBeenCalled();
-    expect(outcome.suspension?.previews).toEqual([{ callId: 'c1_1', toolName: 'update_record', preview: 'change x → y' }]);
+    expect(outcome.suspension?.previews).toEqual([{ position: 1, callId: 'c1_1', toolName: 'update_record', preview: 'change x → y' }]);
     expect(outcome.suspension?.calls.map((call) => call.name)).toEqual(['lookup', 'update_record']);
     expect(outcome.suspension?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(outcome.suspension)).not.toMatch(/artifact/i);

@@ -1,7 +1,7 @@
 import type { RunRow } from '../../db/database.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../../errors.ts';
 import type { ToolCall } from '../../runtime/llm.ts';
-import type { PendingCallPreview } from '../../runtime/approval.ts';
+import { callOfPreview, type PendingCallPreview } from '../../runtime/approval.ts';
 import { pendingApprovals } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
 import { RunRef } from './runs.ts';
@@ -28,7 +28,7 @@ export const pendingCallsOf = (turn: PendingTurn) =>
     id: call.id,
     name: call.name,
     arguments: call.arguments,
-    preview: turn.previews.find((preview) => preview.callId === call.id)?.preview ?? null,
+    preview: turn.previews.find((preview) => callOfPreview(turn.calls, preview) === call)?.preview ?? null,
   }));
 
 const PendingApprovalRef = builder.objectRef<{ run: RunRow; turn: PendingTurn }>('PendingApproval').implement({
