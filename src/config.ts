@@ -28,6 +28,7 @@ export interface Config {
   readonly toolTimeoutMs: number;
   /** How often a process proves its runs alive; a run silent for 3 heartbeats is settled INTERRUPTED. */
   readonly runHeartbeatMs: number;
+  readonly stopTimeoutMs: number;
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
@@ -94,6 +95,7 @@ const envSchema = z.object({
   AIRLOCK_MAX_WS_MESSAGE_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(256 * 1024),
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
+  AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
@@ -145,6 +147,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     maxWsMessageBytes: env.AIRLOCK_MAX_WS_MESSAGE_BYTES,
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
+    stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
   });

@@ -87,6 +87,7 @@ export async function runPersistence(options: PersistenceOptions): Promise<Persi
       insertStep: (runId, sequence, step) =>
         writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
       settle: async () => true,
+      settleWithoutOutcome: async () => true,
       markAuditIncomplete: (runId) => runsRepository.markAuditIncomplete(db, runId),
     };
 

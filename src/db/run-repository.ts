@@ -2,7 +2,7 @@ import type { RunOutcome } from '../runtime/run.ts';
 import type { RunRepository } from '../runtime/run-recorder.ts';
 import type { Db, RunRow } from './database.ts';
 import type { RunWriter } from './run-batch-writer.ts';
-import { markAuditIncomplete, settleRun } from './repositories/runs.ts';
+import { markAuditIncomplete, settleRun, settleRunWithoutOutcome } from './repositories/runs.ts';
 
 /** The storage of a run recorder: steps through the group-commit writer, the outcome and flags by row. */
 export function createRunRepository(db: Db, writer: RunWriter): RunRepository<RunRow> {
@@ -20,6 +20,14 @@ export function createRunRepository(db: Db, writer: RunWriter): RunRepository<Ru
         completionTokens: outcome.usage.completionTokens,
         estimatedCost: outcome.usage.cost,
         errorMessage: outcome.errorMessage,
+      })) ?? null,
+    settleWithoutOutcome: async (runId, outcome: RunOutcome, errorMessage) =>
+      (await settleRunWithoutOutcome(db, runId, {
+        status: outcome.status,
+        terminationReason: outcome.terminationReason ?? 'COMPLETED',
+        truncated: outcome.truncated,
+        iterations: outcome.iterations,
+        errorMessage,
       })) ?? null,
     markAuditIncomplete: (runId) => markAuditIncomplete(db, runId),
     expedite: () => writer.expedite(),

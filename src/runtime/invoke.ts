@@ -82,12 +82,22 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
   const controller = new AbortController();
   const signal = AbortSignal.any([options.context.signal, controller.signal]);
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
+  // A cancelled run does not wait for a tool that ignores its signal: the call is abandoned.
+  const cancelled = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => resolve('cancelled');
+    options.context.signal.addEventListener('abort', onAbort, { once: true });
+  });
   try {
     options.context.signal.throwIfAborted();
-    const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger }), timedOut]);
+    const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger }), timedOut, cancelled]);
+    if (result === 'cancelled') {
+      logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
+      return ToolResult.error(toolFailedError(tool.name));
+    }
     if (result === 'timeout') {
       controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
       logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
@@ -104,6 +114,7 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
     return ToolResult.error(toolFailedError(tool.name));
   } finally {
     clearTimeout(timer);
+    if (onAbort) options.context.signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -7,6 +7,11 @@ export interface RunRepository<Run = unknown> {
   insertStep(runId: string, sequence: number, step: StoredStep): Promise<void>;
   /** The settled run; null when it was already settled (settling is exactly-once). */
   settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<Run | null>;
+  /**
+   * When `settle` keeps failing: the same status and reason, no final answer, the totals of the
+   * run's usage records, the audit flagged incomplete. Null when it was already settled.
+   */
+  settleWithoutOutcome(runId: string, outcome: RunOutcome, errorMessage: string): Promise<Run | null>;
   markAuditIncomplete(runId: string): Promise<void>;
   /** Optional: someone waits for the queued step writes, so they should go out soon (not at the end of a batching window). */
   expedite?(): void;
@@ -53,6 +58,12 @@ export const MAX_UNWRITTEN_STEPS = 16;
  */
 export const CLOSING_WRITE_RETRY_DELAYS_MS: readonly number[] = [50, 100, 200, 400, 800, 1_600];
 
+/** Between attempts to store a run's end while the database is unreachable (until it is stored, or the server stops). */
+export const SETTLE_RETRY_INTERVAL_MS = 5_000;
+
+export const OUTCOME_NOT_STORED =
+  'The run ended, but its outcome could not be stored: the final answer is lost and the totals are those of its usage records; see the server log.';
+
 async function withRetries<T>(write: () => Promise<T>, delaysMs: readonly number[]): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -80,9 +91,17 @@ export function createRunRecorder<Run = unknown>(options: {
   readonly afterSequence?: number;
   /** Default CLOSING_WRITE_RETRY_DELAYS_MS. */
   readonly retryDelaysMs?: readonly number[];
+  /** Default SETTLE_RETRY_INTERVAL_MS. */
+  readonly settleRetryIntervalMs?: number;
+  /**
+   * Aborted when the server stops: a run whose end cannot be stored is then left RUNNING for the
+   * stale-heartbeat sweep instead of being retried for ever.
+   */
+  readonly stopSignal?: AbortSignal;
 }): RunRecorder<Run> {
-  const { runId, level, repository, bus, logger } = options;
+  const { runId, level, repository, bus, logger, stopSignal } = options;
   const retryDelaysMs = options.retryDelaysMs ?? CLOSING_WRITE_RETRY_DELAYS_MS;
+  const settleRetryIntervalMs = options.settleRetryIntervalMs ?? SETTLE_RETRY_INTERVAL_MS;
   let sequence = options.afterSequence ?? 0;
   let settled = false;
   let auditIncomplete = false;
@@ -98,6 +117,36 @@ export function createRunRecorder<Run = unknown>(options: {
       flagged = true;
     } catch (markError) {
       logger.error({ err: markError, runId }, 'could not flag the run as having an incomplete audit trail');
+    }
+  };
+
+  /**
+   * Stores the end of the run: the outcome as reported (with retries), or, when that fails, the
+   * same status and reason without the final answer (totals from the usage records). While the
+   * server runs this goes on until one of them is stored: the run stays in its process, whose
+   * heartbeat keeps it from being taken for interrupted. Undefined only when the server stops first.
+   */
+  const storeEnd = async (outcome: RunOutcome, finalContent: string | null): Promise<Run | null | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withRetries(() => repository.settle(runId, outcome, finalContent), retryDelaysMs);
+      } catch (error) {
+        if (attempt === 1) logger.error({ err: error, runId }, 'could not store the run outcome; storing its end without it');
+      }
+      try {
+        const run = await repository.settleWithoutOutcome(runId, outcome, OUTCOME_NOT_STORED);
+        auditIncomplete = true;
+        flagged = true;
+        return run;
+      } catch (error) {
+        if (attempt === 1) logger.error({ err: error, runId }, `could not store the end of the run; retrying every ${settleRetryIntervalMs} ms until the server stops`);
+      }
+      if (stopSignal?.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, settleRetryIntervalMs);
+        stopSignal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (stopSignal?.aborted) return undefined;
     }
   };
 
@@ -165,13 +214,13 @@ export function createRunRecorder<Run = unknown>(options: {
       repository.expedite?.();
       await published;
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
-      let settledRun: Run | null = null;
-      try {
-        settledRun = await withRetries(() => repository.settle(runId, outcome, stored.finalContent), retryDelaysMs);
-        if (settledRun === null) logger.warn({ runId }, 'refused to settle a run that was already settled');
-      } catch (error) {
-        await flagIncomplete(error, 'the run outcome');
+      let settledRun = await storeEnd(outcome, stored.finalContent);
+      if (settledRun === undefined) {
+        // No finished event for a run that storage still holds RUNNING.
+        logger.error({ runId }, 'the server stopped before the end of the run could be stored; the stale-heartbeat sweep will settle it');
+        return false;
       }
+      if (settledRun === null) logger.warn({ runId }, 'refused to settle a run that was already settled');
       const accepted = settledRun !== null;
       if (auditIncomplete && !flagged) {
         await storeFlag(retryDelaysMs);

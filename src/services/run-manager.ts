@@ -23,6 +23,11 @@ export interface RunManagerDeps extends RunExecutionDeps {
 export interface RunManagerOptions {
   /** How often a process proves its runs are alive (default 10 s). */
   readonly heartbeatMs?: number;
+  /**
+   * How long `stop` waits for interrupted runs to settle (default 8 s): a run still busy then (a
+   * tool or a write that ignores cancellation) is left RUNNING for the stale-heartbeat sweep.
+   */
+  readonly stopTimeoutMs?: number;
 }
 
 export interface StartedRun {
@@ -86,8 +91,11 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
 export function createRunManager(services: RunManagerDeps, options: RunManagerOptions = {}): RunManager {
   const { db, logger, secrets, bus, writer } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
+  /** Aborted by `stop`: recorders then stop retrying to store a run's end (the sweep settles it). */
+  const stopped = new AbortController();
 
   const repository = createRunRepository(db, writer);
 
@@ -163,7 +171,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       track(
         run.id,
         async (controller) => {
-          const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger });
+          const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger, stopSignal: stopped.signal });
           let outcome: RunOutcome;
           let context: Omit<SuspendedRun, 'suspension'> | null = null;
           try {
@@ -206,6 +214,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
             repository,
             bus,
             logger: runLogger,
+            stopSignal: stopped.signal,
             afterSequence: await runs.lastStepSequence(db, run.id),
           });
           const decisionStep: RunStep = {
@@ -289,8 +298,14 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     async stop() {
       stopping = true;
       clearInterval(heartbeat);
+      stopped.abort();
       for (const { controller } of active.values()) controller.abort();
-      await Promise.all([...active.values()].map((entry) => entry.done));
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), stopTimeoutMs)));
+      const settled = Promise.all([...active.values()].map((entry) => entry.done));
+      if ((await Promise.race([settled, deadline]).finally(() => clearTimeout(timer))) === 'late') {
+        logger.warn({ runs: [...active.keys()], stopTimeoutMs }, 'runs did not settle in time; the stale-heartbeat sweep will settle them INTERRUPTED');
+      }
     },
   };
 

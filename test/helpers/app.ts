@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -74,7 +76,9 @@ export async function startTestApp(kind: DbKind, options: TestAppOptions = {}): 
   const logs = new LogCollector();
   const app = await createApp(config, {
     logDestination: logs,
-    ...(config.dataDir === 'memory://' && !config.databaseUrl ? { pgliteTemplate: pgliteTemplate() } : {}),
+    // A fresh embedded database (in memory, or a persistent directory's first start) loads the
+    // migrated template instead of running initdb: seconds per test file.
+    ...(!config.databaseUrl && (config.dataDir === 'memory://' || !existsSync(path.join(config.dataDir, 'pglite'))) ? { pgliteTemplate: pgliteTemplate() } : {}),
   });
   const fetchRaw = (init: RequestInit & { path?: string }) =>
     Promise.resolve(app.server.yoga.fetch(`http://localhost${init.path ?? '/graphql'}`, init));

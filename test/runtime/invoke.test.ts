@@ -185,4 +185,18 @@ describe('invokeTool timeouts', () => {
     expect(seen?.aborted).toBe(true);
     expect(logs.some((entry) => entry.msg === 'tool execution timed out')).toBe(true);
   });
+
+  it('should abandon a call that ignores its signal as soon as the run is cancelled, long before its timeout', async () => {
+    const stuck = tool('read_records', () => new Promise(() => undefined));
+    const { options, logs } = setup([stuck]);
+    const run = new AbortController();
+    const pending = invokeTool(
+      { id: 'c', name: 'read_records', arguments: '{"table":"t"}' },
+      { ...options, timeoutMs: 3_600_000, context: { ...options.context, signal: run.signal } },
+    );
+    setTimeout(() => run.abort(), 10);
+    // Without the abandonment this waits an hour, and the test times out.
+    expect((await pending).content).toBe('Error: tool "read_records" failed.');
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', msg: 'tool call abandoned: the run was cancelled' }));
+  });
 });

@@ -40,6 +40,9 @@ function memoryRepository(options: { failSteps?: boolean } = {}) {
       settled.push({ outcome, stored });
       return { id: runId };
     },
+    async settleWithoutOutcome() {
+      throw new Error('not expected: the outcome was stored');
+    },
     async markAuditIncomplete() {
       incomplete += 1;
     },
@@ -109,6 +112,7 @@ describe('run recorder write-behind', () => {
       insertStep: (_runId, sequence) =>
         new Promise<void>((resolve, reject) => void writes.push({ sequence, finish: (error) => (error ? reject(error) : resolve()) })),
       settle: async () => true,
+      settleWithoutOutcome: async () => true,
       markAuditIncomplete: async () => undefined,
     };
     return { repository, writes };

@@ -2,9 +2,9 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunEventBus } from '../../src/runtime/events.ts';
+import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
-import { CLOSING_WRITE_RETRY_DELAYS_MS, createRunRecorder, type RunRepository } from '../../src/runtime/run-recorder.ts';
+import { CLOSING_WRITE_RETRY_DELAYS_MS, createRunRecorder, OUTCOME_NOT_STORED, type RunRepository } from '../../src/runtime/run-recorder.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { collect, lastEvent, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
@@ -231,20 +231,34 @@ describe('the closing writes of a run during a database outage', () => {
   };
   const quietLogger = { warn: () => undefined, error: () => undefined };
 
-  /** A repository whose every write fails while `down` is true. */
-  function flakyRepository() {
-    const state = { down: true, settleAttempts: 0, settled: 0, flagged: 0, steps: 0 };
+  /**
+   * A repository whose every write fails while `down` is true; with `outcomeRejected`, storing the
+   * outcome as reported always fails (as an out-of-range total would), the rest works.
+   */
+  function flakyRepository(options: { outcomeRejected?: boolean } = {}) {
+    const state = { down: true, settleAttempts: 0, settled: 0, settledWithoutOutcome: 0, flagged: 0, steps: 0 };
     const fail = () => Promise.reject(new Error('terminating connection due to administrator command'));
     const repository: RunRepository = {
       insertStep: () => (state.down ? fail() : Promise.resolve(void (state.steps += 1))),
       settle: () => {
         state.settleAttempts += 1;
-        return state.down ? fail() : Promise.resolve(((state.settled += 1), true));
+        if (options.outcomeRejected) return Promise.reject(new Error('integer out of range'));
+        return state.down ? fail() : Promise.resolve(((state.settled += 1), { status: 'COMPLETED' }));
       },
+      settleWithoutOutcome: (_runId, outcome, errorMessage) =>
+        state.down ? fail() : Promise.resolve(((state.settledWithoutOutcome += 1), { status: outcome.status, errorMessage })),
       markAuditIncomplete: () => (state.down ? fail() : Promise.resolve(void (state.flagged += 1))),
     };
     return { state, repository };
   }
+  /** Every event the bus publishes for the run, as it comes. */
+  const eventsOf = (bus: ReturnType<typeof createRunEventBus>, runId: string) => {
+    const seen: RunBusEvent[] = [];
+    void (async () => {
+      for await (const event of bus.subscribe(runId)) seen.push(event);
+    })();
+    return seen;
+  };
 
   it('should retry settling until the database is back, and store the incomplete-audit flag it could not store earlier', async () => {
     const { state, repository } = flakyRepository();
@@ -259,15 +273,49 @@ describe('the closing writes of a run during a database outage', () => {
     expect(state).toMatchObject({ settled: 1, flagged: 1 });
   });
 
-  it('should give up after the last retry and still publish the finished event', async () => {
+  it('should store the end of a run whose outcome storage rejects, keeping its status, and publish that row', async () => {
+    const { state, repository } = flakyRepository({ outcomeRejected: true });
+    state.down = false;
+    const bus = createRunEventBus();
+    const seen = eventsOf(bus, 'r');
+    const log: string[] = [];
+    const recorder = createRunRecorder({
+      runId: 'r',
+      level: 'FULL',
+      repository,
+      bus,
+      logger: { warn: () => undefined, error: (_o, msg) => void log.push(msg ?? '') },
+      retryDelaysMs: [1, 1],
+    });
+    expect(await recorder.settle(outcome)).toBe(true);
+    expect(state).toMatchObject({ settleAttempts: 3, settledWithoutOutcome: 1 });
+    expect(recorder.auditIncomplete).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([{ type: 'finished', runId: 'r', finalContent: outcome.finalContent, run: { status: outcome.status, errorMessage: OUTCOME_NOT_STORED } }]);
+    expect(log).toContain('could not store the run outcome; storing its end without it');
+  });
+
+  it('should keep trying while the database is away, then store the real outcome', async () => {
+    const { state, repository } = flakyRepository();
+    const recorder = createRunRecorder({ runId: 'r', level: 'FULL', repository, bus: createRunEventBus(), logger: quietLogger, retryDelaysMs: [1], settleRetryIntervalMs: 5 });
+    setTimeout(() => (state.down = false), 60);
+    expect(await recorder.settle(outcome)).toBe(true);
+    expect(state).toMatchObject({ settled: 1, settledWithoutOutcome: 0 });
+    expect(state.settleAttempts).toBeGreaterThan(4);
+  });
+
+  it('should publish no finished event for a run still RUNNING in storage when the server stops first', async () => {
     const { state, repository } = flakyRepository();
     const bus = createRunEventBus();
-    const events = bus.subscribe('r');
-    const recorder = createRunRecorder({ runId: 'r', level: 'FULL', repository, bus, logger: quietLogger, retryDelaysMs: [1, 1] });
-    expect(await recorder.settle(outcome)).toBe(false);
-    expect(state.settleAttempts).toBe(3);
-    expect(recorder.auditIncomplete).toBe(true);
-    expect((await events.next()).value).toMatchObject({ type: 'finished', runId: 'r' });
+    const seen = eventsOf(bus, 'r');
+    const stop = new AbortController();
+    const recorder = createRunRecorder({ runId: 'r', level: 'FULL', repository, bus, logger: quietLogger, retryDelaysMs: [1], settleRetryIntervalMs: 60_000, stopSignal: stop.signal });
+    const settled = recorder.settle(outcome);
+    setTimeout(() => stop.abort(), 20);
+    expect(await settled).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    expect(state).toMatchObject({ settled: 0, settledWithoutOutcome: 0 });
   });
 
   it('should wait about 3 seconds in all by default', () => {

@@ -101,6 +101,42 @@ export async function touchRuns(db: Db, ids: readonly string[]): Promise<void> {
   await db.updateTable('runs').set({ heartbeat_at: sql`now()` }).where('id', 'in', ids).where('status', '=', 'RUNNING').execute();
 }
 
+/** A run's totals as its usage rows recorded them, for settling a run whose own totals are not at hand. */
+const totalsFromUsageRecords = {
+  prompt_tokens: sql<number>`(select coalesce(sum(u.prompt_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
+  completion_tokens: sql<number>`(select coalesce(sum(u.completion_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
+  estimated_cost: sql<number>`(select coalesce(sum(u.cost), 0) from usage_records u where u.run_id = runs.id)`,
+};
+
+/**
+ * Settles a run whose outcome could not be stored as reported: its status and reason are kept, the
+ * final answer is not, the totals are what its usage rows recorded, and the audit is flagged
+ * incomplete. Exactly-once like `settleRun`.
+ */
+export async function settleRunWithoutOutcome(
+  db: Db,
+  id: string,
+  settlement: Pick<Settlement, 'status' | 'terminationReason' | 'truncated' | 'iterations' | 'errorMessage'>,
+): Promise<RunRow | undefined> {
+  return db
+    .updateTable('runs')
+    .set({
+      status: settlement.status,
+      termination_reason: settlement.terminationReason,
+      truncated: settlement.truncated,
+      iterations: settlement.iterations,
+      final_content: null,
+      error_message: settlement.errorMessage,
+      audit_incomplete: true,
+      finished_at: sql`now()`,
+      ...totalsFromUsageRecords,
+    })
+    .where('id', '=', id)
+    .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Settles every RUNNING run whose heartbeat is older than `staleAfterMs`; returns their ids. */
 export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<string[]> {
   const rows = await db
@@ -111,9 +147,7 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<str
       error_message: 'The server running this run stopped before it finished.',
       finished_at: sql`now()`,
       // The process that would have written the totals is gone: its usage rows are the record.
-      prompt_tokens: sql<number>`(select coalesce(sum(u.prompt_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
-      completion_tokens: sql<number>`(select coalesce(sum(u.completion_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
-      estimated_cost: sql<number>`(select coalesce(sum(u.cost), 0) from usage_records u where u.run_id = runs.id)`,
+      ...totalsFromUsageRecords,
     })
     .where('status', '=', 'RUNNING')
     .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)

@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { collect, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
+
+const PROBES = fileURLToPath(new URL('../fixtures/tool-modules/probes.ts', import.meta.url));
+
+describe.each(TEST_DATABASES)('a graceful stop on %s', (kind) => {
+  it('should end even when a run is stuck where cancellation cannot reach, leaving that run to the sweep', async () => {
+    const database = await createTestDatabase(kind, { persistent: true });
+    const env = {
+      AIRLOCK_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+      AIRLOCK_TOOL_MODULES: PROBES,
+      AIRLOCK_RUN_HEARTBEAT_MS: '100',
+      AIRLOCK_STOP_TIMEOUT_MS: '300',
+    };
+    const first = await startTestApp(kind, { database, keepDatabase: true, env });
+    let runId: string;
+    try {
+      const url = (await first.app.server.start()).url;
+      const configurationId = await scriptedConfiguration(first, 'stuck', {
+        replies: [{ toolCalls: [{ name: 'probe_stuck_preview', arguments: {} }] }],
+        allowedToolGroups: ['probes'],
+      });
+      const client = wsClient(url, first.adminToken);
+      const events = collect(client, RUN_AGENT, { input: { configurationId, prompt: 'get stuck' } }).catch(() => []);
+      // The run is stuck in the preview of its write turn once its LLM step is stored.
+      for (;;) {
+        const row = await first.app.services.db.selectFrom('runs').select(['id']).executeTakeFirst();
+        const steps = row ? await first.app.services.db.selectFrom('run_steps').select('sequence').where('run_id', '=', row.id).execute() : [];
+        if (row && steps.length >= 2) {
+          runId = row.id;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      void client.dispose();
+      void events;
+    } finally {
+      // Without the deadline this never returns: the preview ignores the run's signal.
+      await first.stop();
+    }
+    expect(first.logs.text()).toContain('runs did not settle in time; the stale-heartbeat sweep will settle them INTERRUPTED');
+
+    const second = await startTestApp(kind, { database, env });
+    try {
+      const run = await second.app.services.db.selectFrom('runs').selectAll().where('id', '=', runId!).executeTakeFirstOrThrow();
+      expect(run).toMatchObject({ status: 'FAILED', termination_reason: 'INTERRUPTED' });
+    } finally {
+      await second.stop();
+    }
+  });
+});
