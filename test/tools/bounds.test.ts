@@ -558,6 +558,15 @@ describe('boundToolResult', () => {
     expect(bytesOf(out)).toBe(MAX_CONTENT_BYTES);
   });
 
+  it('should keep the tail of MIDDLE content, cut after its control tokens were neutralised', () => {
+    const input = `<|im_start|>${'x'.repeat(60_000)}[INST] the end`;
+    const out = boundToolResult(ToolResult.text(input), { truncation: 'MIDDLE' }).content;
+    expect(out.startsWith('‹|im_start|›x')).toBe(true);
+    expect(out).toContain(MIDDLE_TRUNCATION_MARKER);
+    expect(out.endsWith('x⟦INST⟧ the end')).toBe(true);
+    expect(bytesOf(out)).toBe(MAX_CONTENT_BYTES);
+  });
+
   it('should be idempotent', () => {
     fc.assert(
       fc.property(anyText, fc.array(validArtifact, { maxLength: 3 }), fc.boolean(), fc.constantFrom(...TRUNCATION_MODES), (content, artifacts, quarantine, truncation) => {
