@@ -7,6 +7,8 @@
  * bytes with a control token every ~1 KB, multi-byte characters and a lone surrogate (coerced,
  * neutralised and cut). Clean artifacts: one table whose JSON is ~45 KB. Dirty artifacts: the same
  * table with lone surrogates in cells and ~52 KB of JSON (over the budget: omitted as a whole).
+ * The seam is also measured cutting middle-out (`truncation: MIDDLE`), and on a ~10 MB result (the
+ * dirty text repeated) cut either way, against one `Buffer.byteLength` of those 10 MB.
  */
 import { boundArtifacts, boundContent, boundToolResult, MAX_CONTENT_BYTES } from '../../src/tools/bounds.ts';
 import { ToolResult, tableArtifact } from '../../src/tools/result.ts';
@@ -93,6 +95,8 @@ export async function runMicro(options: MicroOptions): Promise<{ figures: MicroF
   const dirtyArtifacts = table(rowsForBytes(52_000, true), true);
   const cleanResult = ToolResult.text(clean, ...cleanArtifacts);
   const dirtyResult = ToolResult.text(dirty, ...dirtyArtifacts);
+  const huge = dirty.repeat(200);
+  const hugeResult = ToolResult.text(huge);
   const sizes: Record<string, number> = {
     'clean text': Buffer.byteLength(clean),
     'dirty text': Buffer.byteLength(dirty),
@@ -100,6 +104,9 @@ export async function runMicro(options: MicroOptions): Promise<{ figures: MicroF
     'dirty artifacts': Buffer.byteLength(JSON.stringify(dirtyArtifacts)),
     'clean result': Buffer.byteLength(clean) + Buffer.byteLength(JSON.stringify(cleanArtifacts)),
     'dirty result': Buffer.byteLength(dirty) + Buffer.byteLength(JSON.stringify(dirtyArtifacts)),
+    'dirty result, MIDDLE': Buffer.byteLength(dirty) + Buffer.byteLength(JSON.stringify(dirtyArtifacts)),
+    '10 MB text, HEAD': Buffer.byteLength(huge),
+    '10 MB text, MIDDLE': Buffer.byteLength(huge),
   };
   const baselines: Record<string, () => unknown> = {
     'Buffer.byteLength(clean text)': () => Buffer.byteLength(clean, 'utf8'),
@@ -108,6 +115,7 @@ export async function runMicro(options: MicroOptions): Promise<{ figures: MicroF
     'JSON.stringify(dirty artifacts)': () => JSON.stringify(dirtyArtifacts),
     'byteLength + stringify (clean result)': () => Buffer.byteLength(clean, 'utf8') + JSON.stringify(cleanArtifacts).length,
     'byteLength + stringify (dirty result)': () => Buffer.byteLength(dirty, 'utf8') + JSON.stringify(dirtyArtifacts).length,
+    'Buffer.byteLength(10 MB text)': () => Buffer.byteLength(huge, 'utf8'),
   };
   const cases: Case[] = [
     { name: 'boundContent', input: 'clean text', baseline: 'Buffer.byteLength(clean text)', run: () => boundContent(clean) },
@@ -118,6 +126,19 @@ export async function runMicro(options: MicroOptions): Promise<{ figures: MicroF
     { name: 'boundArtifacts', input: 'dirty artifacts', baseline: 'JSON.stringify(dirty artifacts)', run: () => boundArtifacts(dirtyArtifacts) },
     { name: 'boundToolResult (the seam)', input: 'clean result', baseline: 'byteLength + stringify (clean result)', run: () => boundToolResult(cleanResult) },
     { name: 'boundToolResult (the seam)', input: 'dirty result', baseline: 'byteLength + stringify (dirty result)', run: () => boundToolResult(dirtyResult) },
+    {
+      name: 'boundToolResult (the seam)',
+      input: 'dirty result, MIDDLE',
+      baseline: 'byteLength + stringify (dirty result)',
+      run: () => boundToolResult(dirtyResult, { truncation: 'MIDDLE' }),
+    },
+    { name: 'boundToolResult (the seam)', input: '10 MB text, HEAD', baseline: 'Buffer.byteLength(10 MB text)', run: () => boundToolResult(hugeResult) },
+    {
+      name: 'boundToolResult (the seam)',
+      input: '10 MB text, MIDDLE',
+      baseline: 'Buffer.byteLength(10 MB text)',
+      run: () => boundToolResult(hugeResult, { truncation: 'MIDDLE' }),
+    },
   ];
   const jobs: { key: string; run: () => unknown }[] = [
     ...cases.map((entry) => ({ key: `${entry.name} · ${entry.input}`, run: entry.run })),

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { RunStatus, StepKind } from '../runtime/run.ts';
 import type { PrivacyLevel } from '../runtime/privacy.ts';
+import type { TruncationMode } from '../tools/bounds.ts';
 
 /** Columns the database fills in (defaults) and that are read back as Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -80,6 +81,7 @@ export interface ConfigurationsTable {
   trust_floor: Generated<number>;
   privacy_level: Generated<PrivacyLevel>;
   quarantine_tool_output: Generated<boolean>;
+  truncation: Generated<TruncationMode>;
   require_second_approver: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;

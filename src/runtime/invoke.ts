@@ -7,7 +7,7 @@ import {
   toolFailedError,
   type GateInput,
 } from '../access/gate.ts';
-import { boundToolResult } from '../tools/bounds.ts';
+import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
 import type { ToolContext, ToolLogger } from '../tools/tool.ts';
 
@@ -26,6 +26,8 @@ export interface InvokeOptions {
   readonly logger: ToolLogger & { child?(bindings: object): ToolLogger };
   /** Wrap model-facing content in the quarantine envelope (a configuration option). */
   readonly quarantine: boolean;
+  /** How content over the byte cap is cut (a configuration option); default `HEAD`. */
+  readonly truncation?: TruncationMode;
   /** A call still running after this many milliseconds is abandoned (its signal aborted). Default 30 000. */
   readonly timeoutMs?: number;
   /**
@@ -55,7 +57,7 @@ export interface ToolOutcome {
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
   const started = performance.now();
   const result = await runCall(call, options);
-  const bounded = boundToolResult(result, { quarantine: options.quarantine });
+  const bounded = boundToolResult(result, { quarantine: options.quarantine, truncation: options.truncation });
   return {
     content: bounded.content,
     isError: bounded.isError,

@@ -1,5 +1,6 @@
 import { offeredTools, type GateInput } from '../access/gate.ts';
 import { isValidUsage, ProviderError, uniqueCallIds, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
+import type { TruncationMode } from '../tools/bounds.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolLogger, ToolSpec } from '../tools/tool.ts';
 import { suspensionFor, type ApprovalDecision, type LoopState, type Suspension } from './approval.ts';
@@ -31,6 +32,8 @@ export interface LoopSettings {
   /** Tool rounds before the final answer is forced (default 5). */
   readonly maxIterations: number;
   readonly quarantineToolOutput: boolean;
+  /** How tool content over the byte cap is cut. Absent (a run suspended before the option existed) = `HEAD`. */
+  readonly truncation?: TruncationMode;
   /** Per tool call (default 30 s). */
   readonly toolTimeoutMs?: number;
 }
@@ -245,6 +248,7 @@ async function runToolCalls(session: Session, round: number, calls: readonly Too
         gate: input.gate,
         logger: input.logger,
         quarantine: input.settings.quarantineToolOutput,
+        truncation: input.settings.truncation,
         ...(input.settings.toolTimeoutMs === undefined ? {} : { timeoutMs: input.settings.toolTimeoutMs }),
         ...(mode === 'run' ? {} : { approval: mode }),
         context: { actor: input.gate.actor, signal: input.signal, runId: input.runId, data: input.toolData },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConfigurationRow, ConfigurationUpdate, Db } from '../db/database.ts';
 import { PRIVACY_LEVELS } from '../runtime/privacy.ts';
+import { DEFAULT_TRUNCATION, TRUNCATION_MODES } from '../tools/bounds.ts';
 import * as configurations from '../db/repositories/configurations.ts';
 import * as models from '../db/repositories/models.ts';
 import * as skills from '../db/repositories/skills.ts';
@@ -25,6 +26,7 @@ const fields = {
   trustFloor: z.number().int('must be a whole number').min(0, 'must be at least 0').max(100, 'must be at most 100'),
   privacyLevel: z.enum(PRIVACY_LEVELS),
   quarantineToolOutput: z.boolean(),
+  truncation: z.enum(TRUNCATION_MODES),
   requireSecondApprover: z.boolean(),
 };
 
@@ -63,6 +65,7 @@ export async function createConfiguration(db: Db, input: unknown): Promise<Confi
         trust_floor: data.trustFloor ?? 0,
         privacy_level: data.privacyLevel ?? 'METADATA',
         quarantine_tool_output: data.quarantineToolOutput ?? false,
+        truncation: data.truncation ?? DEFAULT_TRUNCATION,
         require_second_approver: data.requireSecondApprover ?? false,
       },
       skillIds,
@@ -87,6 +90,7 @@ export async function updateConfiguration(db: Db, id: string, input: Record<stri
   if (data.trustFloor != null) changes.trust_floor = data.trustFloor;
   if (data.privacyLevel != null) changes.privacy_level = data.privacyLevel;
   if (data.quarantineToolOutput != null) changes.quarantine_tool_output = data.quarantineToolOutput;
+  if (data.truncation != null) changes.truncation = data.truncation;
   if (data.requireSecondApprover != null) changes.require_second_approver = data.requireSecondApprover;
   const skillIds = data.skillIds ?? undefined;
   if (skillIds) await requireSkills(db, skillIds);

@@ -82,6 +82,7 @@ async function prepare(
       maxTokens: configuration.max_tokens ?? model.max_tokens,
       maxIterations: configuration.max_iterations,
       quarantineToolOutput: configuration.quarantine_tool_output,
+      truncation: configuration.truncation,
       toolTimeoutMs: services.config.toolTimeoutMs,
     };
   };

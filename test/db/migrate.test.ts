@@ -71,4 +71,17 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     expect(row.privacy_level).toBe('METADATA');
     expect(row.allowed_tool_groups).toEqual([]);
   });
+
+  it('should default truncation to HEAD at the database level and refuse a mode it does not know', async () => {
+    const [model] = await handle.db.selectFrom('models').select('id').execute();
+    const row = await handle.db
+      .insertInto('configurations')
+      .values({ id: crypto.randomUUID(), name: 'truncation-default', model_id: model!.id, allowed_tool_groups: '[]' })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    expect(row.truncation).toBe('HEAD');
+    await expect(
+      sql`update configurations set truncation = 'TAIL' where id = ${row.id}`.execute(handle.db),
+    ).rejects.toThrow(/check constraint/);
+  });
 });

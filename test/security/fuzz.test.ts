@@ -25,6 +25,8 @@ import {
   boundToolResult,
   MAX_CONTENT_BYTES,
   MIN_ARTIFACT_BYTES,
+  middleTruncationMarker,
+  TRUNCATION_MODES,
   truncationMarker,
 } from '../../src/tools/bounds.ts';
 import { builtinTools } from '../../src/tools/builtins.ts';
@@ -68,6 +70,8 @@ const hostileFragment = fc.constantFrom(
   QUARANTINE_OPEN, QUARANTINE_CLOSE, '< / tool_output_quarantine >', '</tool_output_\u200bquarantine>',
   '\uff1c/tool_output_quarantine\uff1e', '\uff1c\uff0f\uff54\uff4f\uff4f\uff4c\uff3f\uff4f\uff55\uff54\uff50\uff55\uff54\uff3f\uff51\uff55\uff41\uff52\uff41\uff4e\uff54\uff49\uff4e\uff45\uff1e',
   "'; drop table users; --", '\\', '"', '\n', '\r\n', ' ', '…', '%00', '${x}', '{{x}}',
+  // DeepSeek's tokens and the look-alikes an NFKC-normalising tokenizer folds back into tokens.
+  '<｜tool▁calls▁begin｜>', '<|tool▁sep|>', '<｜User｜>', '\uff5c', '\u2581', '［INST］', '＜|im_start|＞', '<|ｉｍ_ｅｎｄ|>', '﹤|end|﹥', '𝐢',
 );
 const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -79,7 +83,7 @@ function envelopeTagCount(text: string): number {
   return text.normalize('NFKC').replace(/\p{Cf}/gu, '').match(/<\s*\/?\s*tool_output_quarantine/gi)?.length ?? 0;
 }
 
-const CONTROL_TOKEN = /<\|[\w.-]{1,64}\|>|\[\/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS)\]|<<\/?SYS>>|<(?:start|end)_of_turn>/i;
+const CONTROL_TOKEN = /<\|[\w.\-\u2581]{1,64}\|>|\[\/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS)\]|<<\/?SYS>>|<(?:start|end)_of_turn>/i;
 
 // ── (a) tool arguments through invokeTool
 
@@ -307,11 +311,12 @@ describe('fuzz: the bounding seam (boundToolResult)', () => {
         fc.boolean(),
         fc.option(fc.integer({ min: 160, max: 4_000 }), { nil: undefined }),
         fc.option(fc.integer({ min: MIN_ARTIFACT_BYTES, max: 20_000 }), { nil: undefined }),
-        ({ content }, generated, isError, quarantine, maxContentBytes, maxArtifactBytes) => {
+        fc.option(fc.constantFrom(...TRUNCATION_MODES), { nil: undefined }),
+        ({ content }, generated, isError, quarantine, maxContentBytes, maxArtifactBytes, truncation) => {
           const artifacts = generated.map((item) => item.value) as Artifact[];
           // Tool code is not always typed: bytes arrive where a string is declared.
           const input = isError ? ToolResult.error(content as string) : ToolResult.text(content as string, ...artifacts);
-          const options = { quarantine, maxContentBytes, maxArtifactBytes };
+          const options = { quarantine, maxContentBytes, maxArtifactBytes, truncation };
           const cap = maxContentBytes ?? MAX_CONTENT_BYTES;
           const budget = maxArtifactBytes ?? 50_000;
           const out = boundToolResult(input, options);
@@ -319,15 +324,22 @@ describe('fuzz: the bounding seam (boundToolResult)', () => {
           expectValidUtf8(out.content);
           expect(bytesOf(out.content)).toBeLessThanOrEqual(cap);
           expect(out.content).not.toMatch(CONTROL_TOKEN);
+          // Nor for a tokenizer that NFKC-normalises its input first (full-width look-alikes fold back).
+          expect(out.content.normalize('NFKC')).not.toMatch(CONTROL_TOKEN);
           expect(out.isError).toBe(isError);
           if (quarantine) {
             expect(quarantinedContent(out.content)).not.toBeNull();
             expect(envelopeTagCount(out.content), JSON.stringify(out.content.slice(0, 300))).toBe(2);
           }
           const text = typeof content === 'string' ? content : new TextDecoder().decode(content);
-          const plain = typeof content === 'string' && isWellFormed(content) && !CONTROL_TOKEN.test(content);
+          const plain = typeof content === 'string' && isWellFormed(content) && !CONTROL_TOKEN.test(content) && !CONTROL_TOKEN.test(content.normalize('NFKC'));
           if (!quarantine && plain && bytesOf(content) <= cap) expect(out.content).toBe(content);
-          if (bytesOf(text) > cap) expect(out.content.endsWith(quarantine ? `${truncationMarker(cap)}\n${QUARANTINE_CLOSE}` : truncationMarker(cap))).toBe(true);
+          if (bytesOf(text) > cap && truncation === 'MIDDLE') {
+            expect(out.content.split(middleTruncationMarker(cap))).toHaveLength(2);
+            if (quarantine) expect(out.content.endsWith(`\n${QUARANTINE_CLOSE}`)).toBe(true);
+          } else if (bytesOf(text) > cap) {
+            expect(out.content.endsWith(quarantine ? `${truncationMarker(cap)}\n${QUARANTINE_CLOSE}` : truncationMarker(cap))).toBe(true);
+          }
 
           if (isError || generated.length === 0) expect(out.artifacts).toEqual([]);
           else {

@@ -57,6 +57,7 @@ const CONTROL_TOKENS = [
   '<|im_start|>', '<|im_end|>', '<|endoftext|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>',
   '<|start|>', '<|channel|>', '<|message|>', '<|end|>', '<|call|>', '<|return|>', '<|constrain|>',
   '[INST]', '[/INST]', '<<SYS>>', '<</SYS>>', '[TOOL_CALLS]', '[AVAILABLE_TOOLS]', '<start_of_turn>', '<end_of_turn>',
+  '<|tool▁calls▁begin|>', '<|tool▁sep|>', '<|User|>', '<|Assistant|>', '<|end▁of▁sentence|>',
 ];
 
 /** What an injected read of the ungranted `vault` table would leak. */
@@ -183,9 +184,12 @@ function unwrapped(content: string, quarantined: boolean): string {
 }
 
 function expectNoVerbatimControlToken(text: string): void {
-  const lower = text.toLowerCase();
-  for (const token of CONTROL_TOKENS) expect(lower.includes(token.toLowerCase()), `${token} reached the model in ${JSON.stringify(text.slice(0, 300))}`).toBe(false);
-  expect(text).not.toMatch(/<\|[\w.-]{1,64}\|>/);
+  // As written, and as a tokenizer that NFKC-normalises its input reads it (full-width look-alikes folded back).
+  for (const reading of [text, text.normalize('NFKC')]) {
+    const lower = reading.toLowerCase();
+    for (const token of CONTROL_TOKENS) expect(lower.includes(token.toLowerCase()), `${token} reached the model in ${JSON.stringify(text.slice(0, 300))}`).toBe(false);
+    expect(reading).not.toMatch(/<\|[\w.\-\u2581]{1,64}\|>/);
+  }
 }
 
 describe.each(TEST_DATABASES)('prompt injection through tool output on %s', (kind) => {

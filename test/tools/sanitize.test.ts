@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER, boundToolResult } from '../../src/tools/bounds.ts';
 import { ToolResult, textArtifact } from '../../src/tools/result.ts';
 import {
+  LAST_FOLDED_CODE_POINT,
   QUARANTINE_CLOSE,
   QUARANTINE_OPEN,
   neutraliseControlTokens,
@@ -30,8 +31,8 @@ const LISTED_TOKENS: [string, string][] = [
   ['<|end|>', '‹|end|›'],
   ['<|call|>', '‹|call|›'],
   ['<|return|>', '‹|return|›'],
-  ['[INST]', '［INST］'],
-  ['[/INST]', '［/INST］'],
+  ['[INST]', '⟦INST⟧'],
+  ['[/INST]', '⟦/INST⟧'],
   ['<<SYS>>', '‹‹SYS››'],
   ['<</SYS>>', '‹‹/SYS››'],
 ];
@@ -41,20 +42,59 @@ const RELATED_TOKENS: [string, string][] = [
   ['<|constrain|>', '‹|constrain|›'],
   ['<|begin_of_text|>', '‹|begin_of_text|›'],
   ['<|python_tag|>', '‹|python_tag|›'],
-  ['[TOOL_CALLS]', '［TOOL_CALLS］'],
-  ['[/AVAILABLE_TOOLS]', '［/AVAILABLE_TOOLS］'],
+  ['[TOOL_CALLS]', '⟦TOOL_CALLS⟧'],
+  ['[/AVAILABLE_TOOLS]', '⟦/AVAILABLE_TOOLS⟧'],
   ['<start_of_turn>', '‹start_of_turn›'],
   ['<end_of_turn>', '‹end_of_turn›'],
 ];
 
-const ALL_TOKENS = [...LISTED_TOKENS, ...RELATED_TOKENS];
+/** DeepSeek's `｜…｜` family (full-width bar U+FF5C, U+2581 between words), as its tokenizer writes them. */
+const DEEPSEEK_TOKENS: [string, string][] = [
+  '<｜begin▁of▁sentence｜>',
+  '<｜tool▁calls▁begin｜>',
+  '<｜tool▁call▁begin｜>',
+  '<｜tool▁sep｜>',
+  '<｜tool▁call▁end｜>',
+  '<｜tool▁calls▁end｜>',
+  '<｜tool▁outputs▁begin｜>',
+  '<｜tool▁output▁begin｜>',
+  '<｜User｜>',
+  '<｜Assistant｜>',
+  '<｜end▁of▁sentence｜>',
+].map((token) => [token, `‹${token.slice(1, -1)}›`]);
+/** The same with ASCII bars. */
+const DEEPSEEK_ASCII_TOKENS: [string, string][] = DEEPSEEK_TOKENS.map(([token, escaped]) => [token.replaceAll('｜', '|'), escaped.replaceAll('｜', '|')]);
+
+/** Look-alikes that NFKC folds back to a token, as a normalising tokenizer would read them. */
+const FOLDED_TOKENS: [string, string][] = [
+  ['［INST］', '⟦INST⟧'],
+  ['［/INST］', '⟦/INST⟧'],
+  ['＜|im_start|＞', '‹|im_start|›'],
+  ['＜｜im_end｜＞', '‹｜im_end｜›'],
+  ['﹤|eot_id|﹥', '‹|eot_id|›'],
+  ['﹇INST﹈', '⟦INST⟧'],
+  ['<|ｉｍ＿ｓｔａｒｔ|>', '‹|ｉｍ＿ｓｔａｒｔ|›'],
+  ['<|𝐢𝐦_𝐬𝐭𝐚𝐫𝐭|>', '‹|𝐢𝐦_𝐬𝐭𝐚𝐫𝐭|›'],
+  ['[ＩＮＳＴ]', '⟦ＩＮＳＴ⟧'],
+  ['＜＜ＳＹＳ＞＞', '‹‹ＳＹＳ››'],
+  ['＜start_of_turn＞', '‹start_of_turn›'],
+  ['<|a…b|>', '‹|a…b|›'],
+];
+
+const ALL_TOKENS = [...LISTED_TOKENS, ...RELATED_TOKENS, ...DEEPSEEK_ASCII_TOKENS];
+const TOKEN_SHAPES = [...ALL_TOKENS, ...DEEPSEEK_TOKENS, ...FOLDED_TOKENS];
+
+/** The escape characters: each must survive NFKC, or a normalising tokenizer would fold the token back. */
+const ESCAPES = ['‹', '›', '⟦', '⟧'];
 
 /** Text built from token fragments, so that tokens, near misses and overlaps are all common. */
 const tokenSoup = fc.string({
   unit: fc.oneof(
     fc.constantFrom(...ALL_TOKENS.map(([token]) => token)),
     fc.constantFrom('<', '>', '|', '[', ']', '/', '<|', '|>', '<<', '>>', 'INST', 'SYS', 'im_start', 'end', ' ', '\n'),
-    fc.constantFrom('‹', '›', '［', '］', 'a', 'é', '😀', 'iM_StArT', 'tool_output_quarantine'),
+    fc.constantFrom('‹', '›', '［', '］', '⟦', '⟧', '＜', '＞', '﹤', '﹥', '｜', '▁', '…', 'ｉ', '𝐢', '\u0338', '\u200B', '\uFEFF'),
+    fc.constantFrom('a', 'é', '😀', 'iM_StArT', 'tool▁sep', 'User', 'ＳＹＳ', 'tool_output_quarantine'),
+    fc.constantFrom(...DEEPSEEK_TOKENS.map(([token]) => token), ...FOLDED_TOKENS.map(([token]) => token)),
     fc.constantFrom(QUARANTINE_OPEN, QUARANTINE_CLOSE, '</ tool_output_quarantine >', '<TOOL_OUTPUT_QUARANTINE>', HEAD, TAIL),
   ),
   maxLength: 40,
@@ -63,6 +103,12 @@ const tokenSoup = fc.string({
 function containsAnyToken(text: string): boolean {
   const lower = text.toLowerCase();
   return ALL_TOKENS.some(([token]) => lower.includes(token.toLowerCase()));
+}
+
+/** What a tokenizer that NFKC-normalises its input reads: any listed token, or any `<|…|>` token. */
+function containsTokenAfterNfkc(text: string): boolean {
+  const folded = text.normalize('NFKC');
+  return containsAnyToken(folded) || /<\|[\w.\-\u2581]{1,64}\|>/.test(folded);
 }
 
 describe('neutraliseControlTokens', () => {
@@ -77,7 +123,67 @@ describe('neutraliseControlTokens', () => {
   });
 
   it('should escape tokens in any letter case', () => {
-    expect(neutraliseControlTokens('<|IM_START|> [inst] <<sys>>')).toBe('‹|IM_START|› ［inst］ ‹‹sys››');
+    expect(neutraliseControlTokens('<|IM_START|> [inst] <<sys>>')).toBe('‹|IM_START|› ⟦inst⟧ ‹‹sys››');
+  });
+
+  it.each(DEEPSEEK_TOKENS)('should escape the DeepSeek token %s', (token, escaped) => {
+    const out = neutraliseControlTokens(`before ${token} after`);
+    expect(out).toBe(`before ${escaped} after`);
+    expect(containsTokenAfterNfkc(out)).toBe(false);
+  });
+
+  it.each(DEEPSEEK_ASCII_TOKENS)('should escape the DeepSeek token with ASCII bars %s', (token, escaped) => {
+    expect(neutraliseControlTokens(`x${token}y`)).toBe(`x${escaped}y`);
+  });
+
+  it.each(FOLDED_TOKENS)('should escape %s, which NFKC folds back to a token', (token, escaped) => {
+    const out = neutraliseControlTokens(`before ${token} after`);
+    expect(out).toBe(`before ${escaped} after`);
+    expect(containsTokenAfterNfkc(out)).toBe(false);
+  });
+
+  it('should use escape characters that NFKC leaves alone and that are no token character', () => {
+    for (const escape of ESCAPES) {
+      expect(escape.normalize('NFKC')).toBe(escape);
+      expect(escape.normalize('NFKD')).toBe(escape);
+      expect(escape).not.toMatch(/[<>|[\]\/\w.\-\u2581]/);
+    }
+    expect(neutraliseControlTokens('[INST]').normalize('NFKC')).toBe('⟦INST⟧');
+  });
+
+  it('should leave text NFKC changes alone outside tokens, and return clean text of any script as is', () => {
+    for (const input of ['ｆｕｌｌ ｗｉｄｔｈ， 中文。…', 'ﬁle ½ ㎒ 𝐛𝐨𝐥𝐝 ①', 'naïve café — ✓ 𝄞', '\uFEFFbom', '［not a token］ ＜b＞bold＜/b＞', '<|x|\u0338']) {
+      expect(neutraliseControlTokens(input)).toBe(input);
+    }
+    expect(neutraliseControlTokens('ﬁ …＜|im_start|＞… ①')).toBe('ﬁ …‹|im_start|›… ①');
+  });
+
+  it('should keep every index: the escape replaces one UTF-16 unit with one', () => {
+    const input = `\uFEFF…${FOLDED_TOKENS.map(([token]) => token).join('…𝐱')}ﬁ${DEEPSEEK_TOKENS.map(([token]) => token).join('')}`;
+    const out = neutraliseControlTokens(input);
+    expect(out.length).toBe(input.length);
+    expect(out.startsWith('\uFEFF…‹|')).toBe(false);
+    expect(out.startsWith('\uFEFF…⟦INST⟧…𝐱⟦/INST⟧')).toBe(true);
+  });
+
+  it('should fold the characters of the first two planes only: none above holds a token character', () => {
+    const tokenCharacter = /[<>|[\]\/\w.\-\u2581]/;
+    for (let point = LAST_FOLDED_CODE_POINT + 1; point <= 0x10ffff; point++) {
+      const character = String.fromCodePoint(point);
+      const fold = character.normalize('NFKC');
+      if (fold !== character && tokenCharacter.test(fold)) expect.fail(`U+${point.toString(16)} folds to ${JSON.stringify(fold)}`);
+    }
+  });
+
+  it('should find every character that folds to a bracket one BMP unit folding to one unit', () => {
+    for (let point = 0x80; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const character = String.fromCodePoint(point);
+      const fold = character.normalize('NFKC');
+      if (fold === character || !/[<>[\]]/.test(fold)) continue;
+      expect([character.length, fold.length], `U+${point.toString(16)}`).toEqual([1, 1]);
+      expect(neutraliseControlTokens(fold === '<' || fold === '>' ? `${fold === '<' ? character : '<'}|x|${fold === '>' ? character : '>'}` : `${fold === '[' ? character : '['}INST${fold === ']' ? character : ']'}`)).toMatch(/^(‹\|x\|›|⟦INST⟧)$/);
+    }
   });
 
   it('should escape every occurrence, adjacent ones included', () => {
@@ -99,6 +205,27 @@ describe('neutraliseControlTokens', () => {
         expect(containsAnyToken(neutraliseControlTokens(input))).toBe(false);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('should leave no token for a tokenizer that NFKC-normalises, whatever the input', () => {
+    fc.assert(
+      fc.property(tokenSoup, fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 20 }), (input, before, after) => {
+        const out = neutraliseControlTokens(before + input + after);
+        expect(containsTokenAfterNfkc(out), JSON.stringify(out)).toBe(false);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('should leave no token for a tokenizer that NFKC-normalises, every token and look-alike with random surroundings', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TOKEN_SHAPES.map(([token]) => token)), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 30 }), (token, before, after) => {
+        const out = neutraliseControlTokens(before + token + after);
+        expect(containsTokenAfterNfkc(out), JSON.stringify(out)).toBe(false);
+        expect(neutraliseControlTokens(out)).toBe(out);
+      }),
+      { numRuns: 1_000 },
     );
   });
 

@@ -40,6 +40,10 @@ type Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
+    "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": typeof types.TruncationOfConfigurationDocument,
+    "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
+    "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
+    "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": typeof types.TruncationStoredStepsDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": typeof types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": typeof types.RunEventsDocument,
@@ -74,6 +78,10 @@ const documents: Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
+    "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": types.TruncationOfConfigurationDocument,
+    "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
+    "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
+    "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": types.TruncationStoredStepsDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": types.RunEventsDocument,
@@ -200,6 +208,22 @@ export function graphql(source: "\n  mutation RunLifecycleCreateUser($name: Stri
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"): (typeof documents)["\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n"): (typeof documents)["\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"): (typeof documents)["\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"): (typeof documents)["\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,6 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { ConfigurationRow } from '../../db/database.ts';
 import { PRIVACY_LEVELS } from '../../runtime/privacy.ts';
+import { MIDDLE_TRUNCATION_MARKER, TRUNCATION_MARKER, TRUNCATION_MODES } from '../../tools/bounds.ts';
 import { findConfigurationsByIds, findSkillIdsOfConfigurations, listConfigurations } from '../../db/repositories/configurations.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as configurations from '../../services/configurations.ts';
@@ -19,6 +20,11 @@ import { UserRef } from './users.ts';
 export const PrivacyLevelEnum = builder.enumType('PrivacyLevel', {
   values: PRIVACY_LEVELS,
   description: 'How much of a run is persisted: NONE/METADATA keep no content, REDACTED masks secrets, FULL is verbatim.',
+});
+
+export const TruncationModeEnum = builder.enumType('TruncationMode', {
+  values: TRUNCATION_MODES,
+  description: `How tool content over the 50 000-byte cap is cut before the model sees it: HEAD keeps the start and ends with ${JSON.stringify(TRUNCATION_MARKER)}; MIDDLE keeps the start and the end with ${JSON.stringify(MIDDLE_TRUNCATION_MARKER)} between them. Never splits a character; a quarantine envelope stays whole.`,
 });
 
 const ToolDenialReasonEnum = builder.enumType('ToolDenialReason', {
@@ -68,6 +74,11 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
       resolve: (configuration) => configuration.privacy_level,
     }),
     quarantineToolOutput: t.exposeBoolean('quarantine_tool_output'),
+    truncation: t.field({
+      type: TruncationModeEnum,
+      description: 'How tool content over the byte cap is cut for the model (and in the stored TOOL step).',
+      resolve: (configuration) => configuration.truncation,
+    }),
     requireSecondApprover: t.exposeBoolean('require_second_approver', {
       description: "Four eyes: the run's initiator may deny but not approve their own run's writes.",
     }),
@@ -112,6 +123,7 @@ const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
         'Default METADATA, which stores no content: every content field of the stored run reads null, even for an admin. REDACTED or FULL keep content to read back.',
     }),
     quarantineToolOutput: t.boolean(),
+    truncation: t.field({ type: TruncationModeEnum, description: 'Default HEAD.' }),
     requireSecondApprover: t.boolean({ description: 'Default false.' }),
   }),
 });
@@ -134,6 +146,7 @@ const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
       description: 'Applies to runs started afterwards. NONE/METADATA store no content (content fields read null, even for an admin).',
     }),
     quarantineToolOutput: t.boolean(),
+    truncation: t.field({ type: TruncationModeEnum, description: 'Applies to runs started afterwards.' }),
     requireSecondApprover: t.boolean(),
   }),
 });
