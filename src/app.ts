@@ -82,7 +82,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       bus: createRunEventBus<RunRow>(),
       writer: createRunWriter(handle.db),
     };
-    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };
+    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
     await services.runs.settleStale();
     const dbHandle = handle;
     const purge = () =>

@@ -4,7 +4,7 @@ import type { RunRow } from '../db/database.ts';
 import { createRunRepository } from '../db/run-repository.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, NotFoundError, RunLimitError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
@@ -23,6 +23,13 @@ export interface RunManagerDeps extends RunExecutionDeps {
 export interface RunManagerOptions {
   /** How often a process proves its runs are alive (default 10 s). */
   readonly heartbeatMs?: number;
+  /**
+   * RUNNING runs one user may have at once (default 8; 0 = no limit). A start beyond it is refused
+   * with RunLimitError before anything is stored. Runs WAITING_FOR_APPROVAL do not count: they hold
+   * no provider call, no loop and no connection while they wait; an approved run resumes even when
+   * its user is at the limit (the human decision is not refused after the fact).
+   */
+  readonly maxRunningRunsPerUser?: number;
 }
 
 export interface StartedRun {
@@ -86,6 +93,7 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
 export function createRunManager(services: RunManagerDeps, options: RunManagerOptions = {}): RunManager {
   const { db, logger, secrets, bus, writer } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const maxRunning = options.maxRunningRunsPerUser ?? 8;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
 
@@ -149,7 +157,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       const { configuration } = setup;
       const level: PrivacyLevel = configuration.privacy_level;
       const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
-      const run = await runs.insertRun(db, {
+      const row = {
         id: randomUUID(),
         configuration_id: configuration.id,
         user_id: actor.id,
@@ -157,7 +165,9 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         prompt: storedContent.prompt,
         privacy_level: level,
         tool_selection: input.tools ? JSON.stringify(input.tools) : null,
-      });
+      } as const;
+      const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
+      if (!run) throw new RunLimitError(maxRunning);
       const events = bus.subscribe(run.id);
       const runLogger = logger.child({ runId: run.id });
       track(
