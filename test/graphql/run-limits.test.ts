@@ -162,4 +162,25 @@ describe.each(TEST_DATABASES)('limits on concurrent runs on %s', (kind) => {
       await client.dispose();
     }
   }, 60_000);
+  it('should count the RUNNING runs of every process, and not the runs waiting for approval', async () => {
+    const user = await createUser('elsewhere');
+    const userId = Buffer.from(user.user.id, 'base64').toString('utf8').split(':')[1]!;
+    const stored = (status: 'RUNNING' | 'WAITING_FOR_APPROVAL') =>
+      Array.from({ length: CAP }, () => ({ id: crypto.randomUUID(), configuration_id: null, user_id: userId, status, prompt: null, privacy_level: 'METADATA' as const }));
+    const client = wsClient(url, user.token);
+    try {
+      // CAP runs waiting for a human hold nothing: a new run starts.
+      await t.app.services.db.insertInto('runs').values(stored('WAITING_FOR_APPROVAL')).execute();
+      provider.enqueue({ reply: { content: 'started' } });
+      expect(finishedRun(await runAgent(client, configurationId, 'beside waiting runs'))).toMatchObject({ status: 'COMPLETED' });
+      // CAP runs driven by another process (rows RUNNING in the shared database) fill the cap.
+      await t.app.services.db.insertInto('runs').values(stored('RUNNING')).execute();
+      const refused = await runAgent(client, configurationId, 'beside running runs');
+      expect(refused.errors.map((error) => error.extensions?.code)).toEqual(['RUN_LIMIT_REACHED']);
+      expect(provider.requests).toHaveLength(1);
+      expect(await runRowsOf(user.user.id)).toHaveLength(2 * CAP + 1);
+    } finally {
+      await client.dispose();
+    }
+  });
 });
