@@ -83,7 +83,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       bus: createRunEventBus<RunRow>(),
       writer: createRunWriter(handle.db),
     };
-    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs }) };
+    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();

@@ -31,6 +31,11 @@ export interface Config {
   readonly stopTimeoutMs: number;
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
+  /**
+   * RUNNING runs one user may have at once; one more start is refused (RUN_LIMIT_REACHED) before
+   * anything is stored. 0 = no limit. Runs waiting for approval do not count.
+   */
+  readonly maxRunningRunsPerUser: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
   readonly corsOrigins: readonly string[];
 }
@@ -97,6 +102,7 @@ const envSchema = z.object({
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
   AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
+  AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
@@ -149,6 +155,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
     stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
   });
 }

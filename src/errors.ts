@@ -39,3 +39,19 @@ export class ForbiddenError extends DomainError {
 export class StaleApprovalError extends DomainError {
   override readonly name = 'StaleApprovalError';
 }
+
+/**
+ * A user already has as many RUNNING runs as `AIRLOCK_MAX_RUNNING_RUNS_PER_USER` allows: the new
+ * run was not created (nothing stored). Code `RUN_LIMIT_REACHED`.
+ */
+export class RunLimitError extends DomainError {
+  override readonly name = 'RunLimitError';
+  readonly limit: number;
+  constructor(limit: number) {
+    super(
+      `You already have ${limit} running ${limit === 1 ? 'run' : 'runs'}, the most one user may have at once; ` +
+        'wait for one to finish or cancel one (cancelRun), then start again.',
+    );
+    this.limit = limit;
+  }
+}

@@ -51,6 +51,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AIRLOCK_ADMIN_TOKEN: 'short' })).toThrowError(/AIRLOCK_ADMIN_TOKEN: must be at least 16/);
   });
 
+  it('should cap running runs per user at 8 by default, take 0 as no limit, and refuse a bad value naming the variable', () => {
+    expect(loadConfig({}).maxRunningRunsPerUser).toBe(8);
+    expect(loadConfig({ AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '0' }).maxRunningRunsPerUser).toBe(0);
+    expect(loadConfig({ AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '3' }).maxRunningRunsPerUser).toBe(3);
+    expect(() => loadConfig({ AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '-1' })).toThrowError(/AIRLOCK_MAX_RUNNING_RUNS_PER_USER: must be a whole number/);
+    expect(() => loadConfig({ AIRLOCK_MAX_RUNNING_RUNS_PER_USER: 'many' })).toThrowError(/AIRLOCK_MAX_RUNNING_RUNS_PER_USER: must be a whole number/);
+  });
+
   it('should split AIRLOCK_TOOL_MODULES on commas', () => {
     expect(loadConfig({ AIRLOCK_TOOL_MODULES: ' ./a.ts, pkg-b ,, ' }).toolModules).toEqual(['./a.ts', 'pkg-b']);
   });

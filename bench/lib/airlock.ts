@@ -86,6 +86,9 @@ export async function startAirlock(
         AIRLOCK_ADMIN_TOKEN: adminToken,
         AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
         AIRLOCK_TOOL_MODULES: './bench/bin/bench-tool.ts',
+        // One user drives every concurrent run of a workload: the cap stays on (its check is part
+        // of what a start costs) but above any workload's concurrency.
+        AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '100000',
         ...(database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', AIRLOCK_DATA_DIR: 'memory://' }),
         ...options.env,
       },

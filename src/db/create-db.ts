@@ -30,10 +30,27 @@ export interface DbOptions {
   readonly pgliteTemplate?: Blob;
 }
 
+const INT8_OID = 20;
+
+/**
+ * bigint (token totals, counts, sums cast to bigint) read as PGlite reads it: a number while it is
+ * a safe integer, a BigInt beyond (never silently rounded). `pg` alone reads it as a string, which
+ * `+` would concatenate. Operator data is not concerned: the data tools read every cell as text.
+ */
+export function parseInt8(text: string): number | bigint {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : BigInt(text);
+}
+
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
 /** Opens the database the configuration names. The caller owns the handle and must close it. */
 export async function createDb(options: DbOptions): Promise<DbHandle> {
   if (options.databaseUrl !== null) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     // Nor may a checked-out one: its query fails on its own, then the pool drops it on release. pg

@@ -119,6 +119,22 @@ export interface BudgetsTable {
   updated_at: CreatedAt;
 }
 
+/**
+ * What one budget reserved and spent in one period: locked, checked and updated by every
+ * pre-flight under that budget (services/budget-guard.ts explains the accounting).
+ */
+export interface BudgetCountersTable {
+  budget_id: string;
+  /** Start of the budget's UTC day or month. */
+  period_start: Date;
+  /** Provider calls reserved (a call that failed still counts). */
+  requests: number;
+  /** Tokens of the calls answered so far. */
+  tokens: number;
+  /** Cost of the calls answered, plus the planned cost of the calls in flight. */
+  cost: number;
+}
+
 export interface UsageRecordsTable {
   id: string;
   user_id: string | null;
@@ -180,6 +196,7 @@ export interface Database {
   configuration_skills: ConfigurationSkillsTable;
   table_grants: TableGrantsTable;
   budgets: BudgetsTable;
+  budget_counters: BudgetCountersTable;
   usage_records: UsageRecordsTable;
   runs: RunsTable;
   run_steps: RunStepsTable;
@@ -203,6 +220,7 @@ export type NewConfiguration = Insertable<ConfigurationsTable>;
 export type ConfigurationUpdate = Updateable<ConfigurationsTable>;
 export type TableGrantRow = Selectable<TableGrantsTable>;
 export type BudgetRow = Selectable<BudgetsTable>;
+export type BudgetCounterRow = Selectable<BudgetCountersTable>;
 export type RunRow = Selectable<RunsTable>;
 export type NewRun = Insertable<RunsTable>;
 export type RunStepRow = Selectable<RunStepsTable>;

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ConflictError, DomainError, ForbiddenError, NotFoundError, StaleApprovalError, ValidationError } from '../errors.ts';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, RunLimitError, StaleApprovalError, ValidationError } from '../errors.ts';
 import { builder } from './builder.ts';
 
 /** Every typed error implements `Error { message }`, so clients can select `... on Error`. */
@@ -50,6 +50,7 @@ const CODES = new Map<Function, string>([
   [ConflictError, 'CONFLICT'],
   [ForbiddenError, 'FORBIDDEN'],
   [StaleApprovalError, 'CONFLICT'],
+  [RunLimitError, 'RUN_LIMIT_REACHED'],
 ]);
 
 /**

@@ -2,6 +2,8 @@
  * Budget pre-flight, as pure rules. A limit of 0 means unlimited. Checked before EVERY provider
  * call, against every budget that applies (user and configuration, day and month):
  * deny if `requests + 1 > maxRequests`, `tokens > maxTokens` or `cost + plannedCost > maxCost`.
+ * The service applies them to counters it holds locked, and reserves the call when they allow it
+ * (services/budget-guard.ts), so concurrent calls are checked one after the other.
  */
 
 export interface BudgetLimits {

@@ -11,7 +11,11 @@ import { addUsage, plannedCost, priceUsage, ZERO_USAGE, type ModelPrices, type P
 
 /** Where budget pre-flight and usage accounting live (the database, in the service). */
 export interface BudgetGuard {
-  /** The first budget that refuses a call of this planned cost, or null. */
+  /**
+   * The first budget that refuses a call of this planned cost, or null, in which case the call is
+   * RESERVED (counted against every budget at once, so concurrent runs cannot all pass the same
+   * check) until `record` replaces the plan with the real usage.
+   */
   preflight(plannedCost: number): Promise<BudgetDenial | null>;
   /**
    * Records one provider call's usage (every call, the synthesis included). It may only queue the

@@ -4,7 +4,7 @@ import type { RunRow } from '../db/database.ts';
 import { createRunRepository } from '../db/run-repository.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, NotFoundError, RunLimitError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
@@ -28,6 +28,13 @@ export interface RunManagerOptions {
    * tool or a write that ignores cancellation) is left RUNNING for the stale-heartbeat sweep.
    */
   readonly stopTimeoutMs?: number;
+  /**
+   * RUNNING runs one user may have at once (default 8; 0 = no limit). A start beyond it is refused
+   * with RunLimitError before anything is stored. Runs WAITING_FOR_APPROVAL do not count: they hold
+   * no provider call, no loop and no connection while they wait; an approved run resumes even when
+   * its user is at the limit (the human decision is not refused after the fact).
+   */
+  readonly maxRunningRunsPerUser?: number;
 }
 
 export interface StartedRun {
@@ -92,6 +99,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   const { db, logger, secrets, bus, writer } = services;
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
+  const maxRunning = options.maxRunningRunsPerUser ?? 8;
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   /** Aborted by `stop`: recorders then stop retrying to store a run's end (the sweep settles it). */
@@ -157,7 +165,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       const { configuration } = setup;
       const level: PrivacyLevel = configuration.privacy_level;
       const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
-      const run = await runs.insertRun(db, {
+      const row = {
         id: randomUUID(),
         configuration_id: configuration.id,
         user_id: actor.id,
@@ -165,7 +173,9 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         prompt: storedContent.prompt,
         privacy_level: level,
         tool_selection: input.tools ? JSON.stringify(input.tools) : null,
-      });
+      } as const;
+      const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
+      if (!run) throw new RunLimitError(maxRunning);
       const events = bus.subscribe(run.id);
       const runLogger = logger.child({ runId: run.id });
       track(

@@ -5,6 +5,7 @@ import { migrateDownAll, migrateToLatest } from '../../src/db/migrate.ts';
 import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
 
 const TABLES = [
+  'budget_counters',
   'budgets',
   'configuration_skills',
   'configurations',

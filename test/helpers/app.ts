@@ -70,6 +70,9 @@ export async function startTestApp(kind: DbKind, options: TestAppOptions = {}): 
     LOG_LEVEL: 'info',
     AIRLOCK_ADMIN_TOKEN: adminToken,
     AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
+    // Suites run many runs at once as one user (the admin) to test other things; the cap on
+    // running runs per user (default 8) is tested where it is set (test/graphql/run-limits.test.ts).
+    AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '0',
     ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { AIRLOCK_DATA_DIR: database.dataDir ?? 'memory://' }),
     ...options.env,
   });

@@ -39,6 +39,30 @@ export async function insertRun(db: Db, run: RunStart): Promise<RunRow> {
   return row;
 }
 
+/** Namespace of the per-user advisory lock (the first key of `pg_advisory_xact_lock(int, int)`). */
+const RUNNING_RUNS_LOCK = 0x41524c31;
+
+/**
+ * Creates a RUNNING run unless its user already has `maxRunning` RUNNING runs; returns undefined
+ * (and stores nothing) when refused. The count and the insert happen under a transaction-scoped
+ * advisory lock on the user, so concurrent starts on any number of connections (or processes) are
+ * counted one after the other: of 20 starts at once with a cap of 3, exactly 3 get a row. (PGlite
+ * has one connection, on which a transaction runs alone; the lock costs it nothing.)
+ */
+export async function insertRunWithinCap(db: Db, run: RunStart & { user_id: string }, maxRunning: number): Promise<RunRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(RUNNING_RUNS_LOCK)}, hashtext(${run.user_id}))`.execute(trx);
+    const { running } = await trx
+      .selectFrom('runs')
+      .select((eb) => eb.fn.countAll<number>().as('running'))
+      .where('user_id', '=', run.user_id)
+      .where('status', '=', 'RUNNING')
+      .executeTakeFirstOrThrow();
+    if (Number(running) >= maxRunning) return undefined;
+    return trx.insertInto('runs').values({ ...run, prompt: storableText(run.prompt) }).returningAll().executeTakeFirstOrThrow();
+  });
+}
+
 export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<RunRow[]> {
   const valid = onlyUuids(ids);
   if (valid.length === 0) return [];
@@ -103,8 +127,8 @@ export async function touchRuns(db: Db, ids: readonly string[]): Promise<void> {
 
 /** A run's totals as its usage rows recorded them, for settling a run whose own totals are not at hand. */
 const totalsFromUsageRecords = {
-  prompt_tokens: sql<number>`(select coalesce(sum(u.prompt_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
-  completion_tokens: sql<number>`(select coalesce(sum(u.completion_tokens), 0)::integer from usage_records u where u.run_id = runs.id)`,
+  prompt_tokens: sql<number>`(select coalesce(sum(u.prompt_tokens), 0)::bigint from usage_records u where u.run_id = runs.id)`,
+  completion_tokens: sql<number>`(select coalesce(sum(u.completion_tokens), 0)::bigint from usage_records u where u.run_id = runs.id)`,
   estimated_cost: sql<number>`(select coalesce(sum(u.cost), 0) from usage_records u where u.run_id = runs.id)`,
 };
 

@@ -6,10 +6,14 @@ export interface UsageTotals {
   readonly cost: number;
 }
 
-/** Provider calls, tokens and cost of one subject since `since`. */
-export async function sumUsageSince(db: Db, subject: { scope: BudgetScope; id: string }, since: Date): Promise<UsageTotals> {
+/**
+ * The recorded usage of one subject since `since`, as one row (zeros when nothing was recorded):
+ * provider calls, tokens (prompt + completion) and cost. Token columns are bigint, and sums of
+ * bigint are numeric, so no total overflows.
+ */
+export function usageSince(db: Db, subject: { scope: BudgetScope; id: string }, since: Date) {
   const column = subject.scope === 'USER' ? 'user_id' : 'configuration_id';
-  const row = await db
+  return db
     .selectFrom('usage_records')
     .select((eb) => [
       eb.fn.countAll<string | number>().as('requests'),
@@ -17,8 +21,12 @@ export async function sumUsageSince(db: Db, subject: { scope: BudgetScope; id: s
       eb.fn.coalesce(eb.fn.sum<string | number>('cost'), eb.lit(0)).as('cost'),
     ])
     .where(column, '=', subject.id)
-    .where('created_at', '>=', since)
-    .executeTakeFirstOrThrow();
+    .where('created_at', '>=', since);
+}
+
+/** Provider calls, tokens and cost of one subject since `since` (what the usage records hold). */
+export async function sumUsageSince(db: Db, subject: { scope: BudgetScope; id: string }, since: Date): Promise<UsageTotals> {
+  const row = await usageSince(db, subject, since).executeTakeFirstOrThrow();
   return { requests: Number(row.requests), tokens: Number(row.tokens), cost: Number(row.cost) };
 }
 

@@ -1,0 +1,115 @@
+import { sql } from 'kysely';
+import type { BudgetCounterRow, BudgetRow, Db } from '../database.ts';
+import { usageSince } from './usage.ts';
+
+/** One budget's counter for one period. */
+export interface CounterKey {
+  readonly budgetId: string;
+  readonly periodStart: Date;
+}
+
+/** A counter as locked for a check, with its budget's CURRENT limits (a changed limit applies at once). */
+export type LockedCounter = BudgetCounterRow & Pick<BudgetRow, 'scope' | 'period' | 'max_requests' | 'max_tokens' | 'max_cost'>;
+
+/** `(budget_id, period_start) in (…)` over the given table or alias. */
+function matching(keys: readonly CounterKey[], table = 'budget_counters') {
+  const tuples = sql.join(keys.map((key) => sql`(${key.budgetId}::uuid, ${key.periodStart}::timestamptz)`));
+  return sql<boolean>`(${sql.ref(`${table}.budget_id`)}, ${sql.ref(`${table}.period_start`)}) in (${tuples})`;
+}
+
+/** The keys (of those given) whose counter exists. */
+export async function existingCounters(db: Db, keys: readonly CounterKey[]): Promise<CounterKey[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.selectFrom('budget_counters').select(['budget_id', 'period_start']).where(matching(keys)).execute();
+  return rows.map((row) => ({ budgetId: row.budget_id, periodStart: new Date(row.period_start) }));
+}
+
+/**
+ * Creates a budget's counter for a period, holding the usage already recorded in that period
+ * (so a budget set mid-period counts what was spent before it), unless it exists; removes the
+ * budget's counters of earlier periods. Nothing happens for a budget that no longer exists.
+ */
+export async function seedCounter(db: Db, budget: Pick<BudgetRow, 'id' | 'scope' | 'subject_id'>, periodStart: Date): Promise<void> {
+  try {
+    await db
+      .insertInto('budget_counters')
+      .columns(['budget_id', 'period_start', 'requests', 'tokens', 'cost'])
+      .expression(
+        db
+          .selectFrom(usageSince(db, { scope: budget.scope, id: budget.subject_id }, periodStart).as('u'))
+          .select([sql<string>`${budget.id}::uuid`.as('budget_id'), sql<Date>`${periodStart}::timestamptz`.as('period_start'), 'u.requests', 'u.tokens', 'u.cost'])
+          .where(({ exists, selectFrom, lit }) => exists(selectFrom('budgets').select(lit(1).as('one')).where('budgets.id', '=', budget.id))),
+      )
+      .onConflict((oc) => oc.columns(['budget_id', 'period_start']).doNothing())
+      .execute();
+  } catch (error) {
+    // The budget was deleted between the check and the insert: there is nothing to count against.
+    if ((error as { code?: unknown }).code === '23503') return;
+    throw error;
+  }
+  await db.deleteFrom('budget_counters').where('budget_id', '=', budget.id).where('period_start', '<', periodStart).execute();
+}
+
+/**
+ * Reserves one provider call of `plannedCost` against every counter given, or none of them: in
+ * ONE transaction the counters are locked (in a fixed order), `allows` decides on what they hold
+ * now, and only then is each incremented (requests + 1, cost + plannedCost). Concurrent
+ * reservations on any number of connections wait for each other's row locks, so each decides on
+ * totals that include every reservation before it. A counter whose budget was deleted meanwhile
+ * is simply absent from what `allows` sees. Returns whether the call was reserved.
+ */
+export async function reserveOnCounters(
+  db: Db,
+  keys: readonly CounterKey[],
+  plannedCost: number,
+  allows: (locked: readonly LockedCounter[]) => boolean,
+): Promise<boolean> {
+  if (keys.length === 0) return allows([]);
+  return db.transaction().execute(async (trx) => {
+    const locked = await trx
+      .selectFrom('budget_counters as c')
+      .innerJoin('budgets as b', 'b.id', 'c.budget_id')
+      .selectAll('c')
+      .select(['b.scope', 'b.period', 'b.max_requests', 'b.max_tokens', 'b.max_cost'])
+      .where(matching(keys, 'c'))
+      .orderBy('c.budget_id')
+      .orderBy('c.period_start')
+      .forUpdate('c')
+      .execute();
+    if (!allows(locked)) return false;
+    if (locked.length > 0) {
+      await trx
+        .updateTable('budget_counters')
+        .set((eb) => ({ requests: eb('requests', '+', 1), cost: eb('cost', '+', plannedCost) }))
+        .where(matching(keys))
+        .execute();
+    }
+    return true;
+  });
+}
+
+/**
+ * Adds to the counters in ONE statement, locking them in the fixed order first (a CTE), so it
+ * never deadlocks with a reservation holding some of them. Used to replace a reservation's
+ * planned cost with the real usage of the answered call, or to release the planned cost of a call
+ * that was never answered. A counter that no longer exists (pruned, or its budget deleted) is skipped.
+ */
+export async function addToCounters(db: Db, keys: readonly CounterKey[], delta: { readonly tokens: number; readonly cost: number }): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .with('locked', (qb) =>
+      qb
+        .selectFrom('budget_counters')
+        .select(['budget_id', 'period_start'])
+        .where(matching(keys))
+        .orderBy('budget_id')
+        .orderBy('period_start')
+        .forUpdate(),
+    )
+    .updateTable('budget_counters as c')
+    .from('locked')
+    .set((eb) => ({ tokens: eb('c.tokens', '+', delta.tokens), cost: eb('c.cost', '+', delta.cost) }))
+    .whereRef('c.budget_id', '=', 'locked.budget_id')
+    .whereRef('c.period_start', '=', 'locked.period_start')
+    .execute();
+}
