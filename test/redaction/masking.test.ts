@@ -99,13 +99,13 @@ describe('maskUrlCredentials', () => {
 describe('redactSecrets', () => {
   it.each([
     ['Authorization: Bearer abc.def-ghi_jkl', 'Authorization: Bearer ***'],
-    ['key sk-abcdefghijklmnopqrstu here', 'key sk-*** here'],
-    ['key sk-proj-abcdefghijklmnopqrstu', 'key sk-***'],
+    ['key sk-abcdefghijklmnopqrstu here', 'key *** here'],
+    ['key sk-proj-abcdefghijklmnopqrstu', 'key ***'],
     ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', '***'],
     ['AKIAABCDEFGHIJKLMNOP', '***'],
     ['xoxb-1234567890-abcdefghij', '***'],
     ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig_nature', '***'],
-    ['token alk_abcdefghijklmnopqrstuvwxyz', 'token alk_***'],
+    ['token alk_abcdefghijklmnopqrstuvwxyz', 'token ***'],
     ['?api_key=abc123&x=1', '?api_key=***&x=1'],
     ['{"password":"hunter2"}', '{"password":"***"}'],
     ['password = hunter2', 'password = ***'],
