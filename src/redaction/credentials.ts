@@ -41,6 +41,11 @@ export interface CredentialTerm {
   readonly anywhere?: true;
 }
 
+/**
+ * The union of every list the service used to keep (table columns, environment variables, the
+ * privacy redactor's keys, the logger's fields). `private` alone is not a term: `is_private` is a
+ * flag, and `private_key` / `SSH_PRIVATE_KEY_PATH` are caught by `private_key` and `key`.
+ */
 export const CREDENTIAL_TERMS: readonly CredentialTerm[] = [
   { term: 'password', match: 'part', kind: 'value', anywhere: true },
   { term: 'passwd', match: 'part', kind: 'value', anywhere: true },
@@ -81,7 +86,6 @@ export const CREDENTIAL_TERMS: readonly CredentialTerm[] = [
   { term: 'salt', match: 'part', kind: 'related' },
   { term: 'database_url', match: 'part', kind: 'related' },
   { term: 'connection_string', match: 'part', kind: 'related' },
-  { term: 'private', match: 'word', kind: 'related' },
   { term: 'keys', match: 'word', kind: 'related' },
   { term: 'cert', match: 'word', kind: 'related' },
   { term: 'pem', match: 'word', kind: 'related' },

@@ -34,11 +34,16 @@ describe('isCredentialColumn', () => {
     'card_cvv',
     'auth',
     'cookie',
+    // From the one catalogue's union (they used to be hidden only in some places).
+    'stripe_key',
+    'webhook_signature',
+    'sentry_dsn',
+    'api_key_ciphertext',
   ])('should mask %s', (name) => {
     expect(isCredentialColumn(name)).toBe(true);
   });
 
-  it.each(['id', 'name', 'email', 'created_at', 'status', 'total', 'customer_id', 'footprint', 'shipping_address', 'author', 'spinner', 'description', 'keyword'])(
+  it.each(['id', 'name', 'email', 'created_at', 'status', 'total', 'customer_id', 'footprint', 'shipping_address', 'author', 'spinner', 'description', 'keyword', 'is_private'])(
     'should show %s',
     (name) => {
       expect(isCredentialColumn(name)).toBe(false);
