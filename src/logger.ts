@@ -79,7 +79,7 @@ export function redactLogLine(line: string): string {
   return changed.value ? JSON.stringify(redacted) + newline : line;
 }
 
-/** The most recent log lines (already scrubbed), for the `fetch_logs` tool. */
+/** The most recent log lines (already scrubbed and redacted), for the `fetch_logs` tool, which renders them again. */
 export class LogRing {
   readonly #lines: string[] = [];
   readonly #capacity: number;

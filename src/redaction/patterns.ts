@@ -337,7 +337,6 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     ],
     negatives: ['monkey=banana&hockey=1', 'max_tokens=1024 token_count=512', 'prompt_tokens: 12, completion_tokens: 30', 'The secret to good bread: time.'],
   },
-
 ];
 
 /**
