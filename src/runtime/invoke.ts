@@ -9,7 +9,7 @@ import {
 } from '../access/gate.ts';
 import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
-import type { ToolContext, ToolLogger } from '../tools/tool.ts';
+import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type ToolContext, type ToolLogger } from '../tools/tool.ts';
 
 /** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
 export interface ToolCallRequest {
@@ -95,7 +95,7 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
   });
   try {
     options.context.signal.throwIfAborted();
-    const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger }), timedOut, cancelled]);
+    const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger: markedAsTool(logger) }), timedOut, cancelled]);
     if (result === 'cancelled') {
       logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
       return ToolResult.error(toolFailedError(tool.name));
@@ -118,6 +118,20 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
     clearTimeout(timer);
     if (onAbort) options.context.signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** What a tool logs through `ctx.logger`, marked as the tool's own (see TOOL_LOG_ORIGIN_FIELD). */
+function markedAsTool(logger: ToolLogger): ToolLogger {
+  const mark = (obj: unknown): object => {
+    if (obj instanceof Error) return { err: obj, [TOOL_LOG_ORIGIN_FIELD]: TOOL_LOG_ORIGIN };
+    if (typeof obj === 'object' && obj !== null) return { ...obj, [TOOL_LOG_ORIGIN_FIELD]: TOOL_LOG_ORIGIN };
+    return { detail: obj, [TOOL_LOG_ORIGIN_FIELD]: TOOL_LOG_ORIGIN };
+  };
+  return {
+    info: (obj, msg) => logger.info(mark(obj), msg),
+    warn: (obj, msg) => logger.warn(mark(obj), msg),
+    error: (obj, msg) => logger.error(mark(obj), msg),
+  };
 }
 
 type Decoded = { ok: true; value: unknown } | { ok: false; problem: string };

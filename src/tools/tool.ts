@@ -15,6 +15,14 @@ export interface ToolLogger {
   error(obj: object, msg?: string): void;
 }
 
+/**
+ * The field the seam sets on every line a tool writes through its own `ctx.logger` (set last, so a
+ * tool cannot unset it): `{ origin: "tool" }`. What a tool logs may carry exception text or another
+ * user's data; `fetch_logs` shows that such a line exists, never its text.
+ */
+export const TOOL_LOG_ORIGIN_FIELD = 'origin';
+export const TOOL_LOG_ORIGIN = 'tool';
+
 export type ToolEffect = 'read' | 'write';
 
 /**

@@ -34,11 +34,16 @@ describe('isCredentialColumn', () => {
     'card_cvv',
     'auth',
     'cookie',
+    // From the one catalogue's union (they used to be hidden only in some places).
+    'stripe_key',
+    'webhook_signature',
+    'sentry_dsn',
+    'api_key_ciphertext',
   ])('should mask %s', (name) => {
     expect(isCredentialColumn(name)).toBe(true);
   });
 
-  it.each(['id', 'name', 'email', 'created_at', 'status', 'total', 'customer_id', 'footprint', 'shipping_address', 'author', 'spinner', 'description', 'keyword'])(
+  it.each(['id', 'name', 'email', 'created_at', 'status', 'total', 'customer_id', 'footprint', 'shipping_address', 'author', 'spinner', 'description', 'keyword', 'is_private'])(
     'should show %s',
     (name) => {
       expect(isCredentialColumn(name)).toBe(false);
@@ -99,13 +104,13 @@ describe('maskUrlCredentials', () => {
 describe('redactSecrets', () => {
   it.each([
     ['Authorization: Bearer abc.def-ghi_jkl', 'Authorization: Bearer ***'],
-    ['key sk-abcdefghijklmnopqrstu here', 'key sk-*** here'],
-    ['key sk-proj-abcdefghijklmnopqrstu', 'key sk-***'],
+    ['key sk-abcdefghijklmnopqrstu here', 'key *** here'],
+    ['key sk-proj-abcdefghijklmnopqrstu', 'key ***'],
     ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', '***'],
     ['AKIAABCDEFGHIJKLMNOP', '***'],
     ['xoxb-1234567890-abcdefghij', '***'],
     ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig_nature', '***'],
-    ['token alk_abcdefghijklmnopqrstuvwxyz', 'token alk_***'],
+    ['token alk_abcdefghijklmnopqrstuvwxyz', 'token ***'],
     ['?api_key=abc123&x=1', '?api_key=***&x=1'],
     ['{"password":"hunter2"}', '{"password":"***"}'],
     ['password = hunter2', 'password = ***'],

@@ -217,7 +217,10 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
     expect(toolResults.find((content) => content.includes('DATABASE_URL='))).toContain('DATABASE_URL=***redacted***');
     expect(toolResults).toContain('Error: tool "probe_throw" failed.');
     // The thrown error did reach the server log, and fetch_logs handed the model that very line.
-    expect(toolResults.find((content) => content.includes('most recent log line'))).toContain('tool execution failed');
+    const logs = toolResults.find((content) => content.includes('most recent log line'))!;
+    expect(logs).toContain('"tool execution failed" [error detail omitted] tool="probe_throw"');
+    // The exception's text stays in the server log: fetch_logs shows that it failed, not why.
+    expect(logs).not.toContain('could not connect');
 
     // 2. Over SSE: the provider fails with a 500 whose body echoes the key (as some vendors do).
     enqueue(openai, { toolCalls: [{ name: 'get_env', arguments: { prefix: 'PAYMENT' } }] }, {
@@ -282,7 +285,8 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
     // The secrets' neighbourhoods did travel: what the canaries were replaced with is everywhere.
     const frames = sockets.flatMap((open) => open.frames).join('\n');
     expect(frames).toContain('PAYMENT_API_KEY=***redacted***');
-    expect(frames).toContain('postgres://svc:***@db.internal');
+    // fetch_logs showed the failed tool's line, its error detail left in the server log.
+    expect(frames).toContain('[error detail omitted] tool=');
     expect(bodies.join('\n')).toContain('PAYMENT_API_KEY=***redacted***');
     expect(t.logs.text()).toMatch(/Incorrect API key provided: \*\*\*redacted\*\*\*/);
   }, 60_000);
@@ -298,11 +302,11 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
       for (const frame of frames) expect(frame).not.toContain(canary());
     });
 
-    it(name === 'thrownError' ? 'should reach the server log, where thrown errors belong (DESIGN §4)' : 'should appear in no log line', () => {
+    it('should appear in no log line', () => {
       expect(t.logs.lines.length).toBeGreaterThan(0);
-      const lines = t.logs.lines.filter((line) => line.includes(canary()));
-      if (name === 'thrownError') expect(lines.length).toBeGreaterThan(0);
-      else expect(lines).toEqual([]);
+      expect(t.logs.lines.filter((line) => line.includes(canary()))).toEqual([]);
+      // A thrown error still reaches the server log, where it belongs (DESIGN §4), its credential masked.
+      if (name === 'thrownError') expect(t.logs.text()).toContain(`could not connect to ${THROWN_CANARY.replace(canary(), '***')}`);
     });
 
     it('should appear in no request to the other provider, and in no request body to its own', () => {

@@ -3,7 +3,7 @@ import type { RecordFilter, ToolData } from '../data.ts';
 import { ToolResult, tableArtifact } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingUser } from './actor-guard.ts';
-import { capCell, isCredentialColumn, MASKED_CELL } from '../../redaction/masking.ts';
+import { isCredentialColumn, MASKED_CELL, maskCell } from '../../redaction/masking.ts';
 
 /** Bounds of one call: a page is small enough to read, paging deep enough for real tables. */
 export const MAX_FILTERS = 5;
@@ -67,7 +67,7 @@ export const readRecordsTool: Tool<Args, ToolData> = {
   name: 'read_records',
   description:
     'Read rows of one table of the records database, optionally filtered by column equality, one page at a time. ' +
-    'Call describe_tables first to see the tables and columns you may read. Credential-like columns are masked.',
+    'Call describe_tables first to see the tables and columns you may read. Credential-like columns and secrets in cells are masked.',
   group: 'content',
   parameters,
   enabledByDefault: true,
@@ -103,7 +103,7 @@ export const readRecordsTool: Tool<Args, ToolData> = {
     const columns = [...page.columns];
     const masked = columns.map(isCredentialColumn);
     const cells = page.rows.map((row) =>
-      row.map((cell, index) => (masked[index] ? MASKED_CELL : cell === null ? NULL_CELL : capCell(cell))),
+      row.map((cell, index) => (masked[index] ? MASKED_CELL : cell === null ? NULL_CELL : maskCell(cell))),
     );
 
     const first = args.offset + 1;

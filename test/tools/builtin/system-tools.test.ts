@@ -4,6 +4,7 @@ import { fetchLogsTool, MAX_LOG_LINES } from '../../../src/tools/builtin/fetch-l
 import { getEnvRawTool, getEnvTool } from '../../../src/tools/builtin/get-env.ts';
 import { getRuntimeInfoTool } from '../../../src/tools/builtin/get-runtime-info.ts';
 import { REDACTED_VALUE } from '../../../src/redaction/masking.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../../src/tools/sanitize.ts';
 import type { ToolData } from '../../../src/tools/data.ts';
 import type { Actor } from '../../../src/tools/tool.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';
@@ -38,8 +39,8 @@ const ENVIRONMENT = {
 };
 
 const LOG_LINES = [
-  '{"level":30,"msg":"listening","port":4000}',
-  '{"level":50,"msg":"provider call failed","url":"https://user:canary-log-password@api.example.com/v1"}',
+  '{"level":30,"time":1767225600000,"msg":"listening","port":4000}',
+  '{"level":50,"msg":"provider call failed for https://user:canary-log-password@api.example.com/v1","provider":"OPENAI"}',
   '{"level":50,"msg":"upstream said 401","header":"Authorization: Bearer canary0bearer0token0123"}',
   '{"level":40,"msg":"key in error text: sk-proj-canary0123456789abcdefghij"}',
   '{"level":40,"msg":"retrying","attempt":2}\n',
@@ -132,21 +133,26 @@ describe.each(TEST_DATABASES)('system tools (%s)', (kind) => {
     expect(data.runtimeInfo().dbKind).toBe(kind);
   });
 
-  it('fetch_logs should return recent lines, oldest first, redacted', async () => {
+  it('fetch_logs should return recent lines, oldest first, redacted, quoted and in the quarantine envelope', async () => {
     const result = await invoke(fetchLogsTool, {}, asAdmin());
     expect(result.content).not.toContain('canary');
     const lines = result.content.split('\n');
-    expect(lines[0]).toBe('5 most recent log lines, oldest first:');
-    expect(lines[1]).toBe(LOG_LINES[0]);
-    expect(lines[2]).toContain('https://user:***@api.example.com/v1');
-    expect(lines[3]).toContain('Authorization: Bearer ***');
-    expect(lines[4]).toContain('sk-***');
-    expect(lines[5]).toBe('{"level":40,"msg":"retrying","attempt":2}');
+    expect(lines[0]).toBe(QUARANTINE_OPEN);
+    expect(lines[1]).toMatch(/^5 most recent log lines, oldest first\. /);
+    expect(lines.slice(2)).toEqual([
+      '2026-01-01T00:00:00.000Z INFO "listening" port=4000',
+      'ERROR "provider call failed for https://user:***@api.example.com/v1" provider="OPENAI"',
+      // An unreviewed field (`header`) is left out altogether.
+      'ERROR "upstream said 401"',
+      'WARN "key in error text: ***"',
+      'WARN "retrying"',
+      QUARANTINE_CLOSE,
+    ]);
 
     askedFor.length = 0;
     const two = await invoke(fetchLogsTool, { limit: 2 }, asAdmin());
     expect(askedFor).toEqual([2]);
-    expect(two.content.split('\n')).toHaveLength(3);
+    expect(two.content.split('\n')).toHaveLength(5);
     expect(fetchLogsTool.parameters.safeParse({ limit: MAX_LOG_LINES + 1 }).success).toBe(false);
   });
 
