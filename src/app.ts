@@ -10,6 +10,7 @@ import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager } from './services/run-manager.ts';
 import { purgeExpiredContent } from './services/retention.ts';
+import { createUserRevocations } from './services/user-revocations.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -65,6 +66,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
     const base: Omit<Services, 'runs'> = {
+      revocations: createUserRevocations((error) => logger.error({ err: error }, 'a listener of user revocations failed')),
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -84,6 +86,12 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     };
     const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs }) };
     await services.runs.settleStale();
+    // A user who is deactivated or deleted stops acting: their runs end (a rotated token or a
+    // demotion only ends their sessions; a run streaming to a closed session is cancelled as on any disconnect).
+    const stopCancellingRuns = services.revocations.subscribe(({ userId, reason }) => {
+      if (reason !== 'DEACTIVATED' && reason !== 'DELETED') return;
+      services.runs.cancelRunsOf(userId).catch((error: unknown) => logger.error({ err: error, userId }, 'could not cancel the runs of a user who lost access'));
+    });
     const dbHandle = handle;
     const purge = () =>
       purgeExpiredContent(dbHandle.db, config.retentionDays)
@@ -96,6 +104,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       services,
       admin,
       close: async () => {
+        stopCancellingRuns();
         clearInterval(retention);
         await services.runs.stop();
         await dbHandle.close();
