@@ -40,6 +40,16 @@ type Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
+    "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.LifecycleCreateUserDocument,
+    "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": typeof types.LifecycleRotateDocument,
+    "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetActiveDocument,
+    "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetAdminDocument,
+    "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.LifecycleDeleteDocument,
+    "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n": typeof types.LifecycleViewerDocument,
+    "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n": typeof types.LifecycleUsersDocument,
+    "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": typeof types.LifecycleRunOwnerDocument,
+    "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": typeof types.LifecycleSetBudgetDocument,
+    "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": typeof types.LifecycleGrantDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": typeof types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": typeof types.RunEventsDocument,
@@ -74,6 +84,16 @@ const documents: Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
+    "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.LifecycleCreateUserDocument,
+    "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": types.LifecycleRotateDocument,
+    "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetActiveDocument,
+    "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetAdminDocument,
+    "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.LifecycleDeleteDocument,
+    "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n": types.LifecycleViewerDocument,
+    "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n": types.LifecycleUsersDocument,
+    "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": types.LifecycleRunOwnerDocument,
+    "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": types.LifecycleSetBudgetDocument,
+    "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": types.LifecycleGrantDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": types.RunEventsDocument,
@@ -200,6 +220,46 @@ export function graphql(source: "\n  mutation RunLifecycleCreateUser($name: Stri
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"): (typeof documents)["\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n"): (typeof documents)["\n  query LifecycleViewer { viewer { id name active isAdmin } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n"): (typeof documents)["\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n"): (typeof documents)["\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n"): (typeof documents)["\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n"): (typeof documents)["\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
