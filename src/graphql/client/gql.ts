@@ -56,6 +56,15 @@ type Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
+    "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
+    "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
+    "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n": typeof types.SessionsSetAdminDocument,
+    "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n": typeof types.SessionsDeleteDocument,
+    "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": typeof types.SessionsRunStatusDocument,
+    "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.SessionsCancelDocument,
+    "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n": typeof types.SessionsGrantWriteDocument,
+    "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.SessionsEnableToolDocument,
 };
 const documents: Documents = {
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ApprovalApproveDocument,
@@ -100,6 +109,15 @@ const documents: Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
+    "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
+    "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
+    "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n": types.SessionsSetAdminDocument,
+    "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n": types.SessionsDeleteDocument,
+    "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": types.SessionsRunStatusDocument,
+    "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.SessionsCancelDocument,
+    "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n": types.SessionsGrantWriteDocument,
+    "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.SessionsEnableToolDocument,
 };
 
 /**
@@ -284,6 +302,42 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n"): (typeof documents)["\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n"): (typeof documents)["\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n"): (typeof documents)["\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"): (typeof documents)["\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n"): (typeof documents)["\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"): (typeof documents)["\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
