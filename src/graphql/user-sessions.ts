@@ -62,33 +62,44 @@ export function createUserSessions(revocations: UserRevocations): UserSessions {
     for (const end of [...(streams.get(userId) ?? [])]) end();
   });
 
-  /** `source`, ending (and returning `source`) when `end` is called; `release` runs once when it ended either way. */
+  /**
+   * `source`, ending early when `end` is called (a pending `next` resolves as done at once, and
+   * `source` is returned). `release` runs once, however the stream ended: by itself, by `end`, by
+   * the client's `return`, or by an error.
+   */
   function endable<T>(source: AsyncIterable<T>, release: () => void): { stream: AsyncIterableIterator<T>; end(): void } {
     const iterator = source[Symbol.asyncIterator]();
+    const DONE: IteratorResult<T> = { done: true, value: undefined };
     let ended = false;
-    let signalEnd!: () => void;
-    const endSignal = new Promise<IteratorResult<T>>((resolve) => (signalEnd = () => resolve({ done: true, value: undefined })));
-    const finish = async () => {
+    let resolveEnded!: (result: IteratorResult<T>) => void;
+    const endedSignal = new Promise<IteratorResult<T>>((resolve) => (resolveEnded = resolve));
+    const finish = async (returnSource: boolean) => {
       if (ended) return;
       ended = true;
       release();
-      signalEnd();
-      await iterator.return?.();
+      resolveEnded(DONE);
+      if (returnSource) await iterator.return?.();
     };
     const stream: AsyncIterableIterator<T> = {
       next: async () => {
-        if (ended) return { done: true, value: undefined };
-        const result = await Promise.race([iterator.next(), endSignal]);
-        if (result.done) await finish();
-        return result;
+        if (ended) return DONE;
+        try {
+          const result = await Promise.race([iterator.next(), endedSignal]);
+          if (result.done) await finish(false);
+          return result;
+        } catch (error) {
+          await finish(false);
+          throw error;
+        }
       },
       return: async () => {
-        await finish();
-        return { done: true, value: undefined };
+        await finish(true);
+        return DONE;
       },
       [Symbol.asyncIterator]: () => stream,
     };
-    return { stream, end: () => void finish() };
+    // Ending is best effort past this point: the client has nothing left to receive either way.
+    return { stream, end: () => void finish(true).catch(() => undefined) };
   }
 
   return {

@@ -68,4 +68,69 @@ describe('user sessions', () => {
     expect(heard).toEqual(['a']);
     expect(errors).toEqual([expect.objectContaining({ message: 'listener broke' })]);
   });
+
+  describe('streams over HTTP (SSE)', () => {
+    /** Runs the plugin's hooks as yoga would for one subscription request of `userId`; returns the stream it set. */
+    function subscribeOverHttp(sessions: ReturnType<typeof createUserSessions>, userId: string, source: AsyncIterable<unknown>, between?: () => void) {
+      const plugin = sessions.plugin() as any;
+      const request = new Request('http://localhost/graphql', { method: 'POST' });
+      plugin.onRequest({ request });
+      between?.();
+      const hooks = plugin.onSubscribe({ args: { contextValue: { viewer: { id: userId, name: userId, isAdmin: false }, request } } });
+      let stream: AsyncIterableIterator<unknown> | undefined;
+      hooks.onSubscribeResult({ result: source, setResult: (value: AsyncIterableIterator<unknown>) => (stream = value) });
+      return stream!;
+    }
+
+    /** A source that yields once, then waits for ever; records whether it was returned. */
+    function endlessSource() {
+      const state = { returned: false };
+      const source = (async function* () {
+        try {
+          yield 'first';
+          await new Promise(() => {});
+        } finally {
+          state.returned = true;
+        }
+      })();
+      return { source, state };
+    }
+
+    it("should end the revoked user's open stream (a pending next resolves as done) and return its source", async () => {
+      const { revocations, sessions } = setup();
+      const { source } = endlessSource();
+      const stream = subscribeOverHttp(sessions, 'a', source);
+      expect(await stream.next()).toEqual({ done: false, value: 'first' });
+      expect(sessions.count('a')).toBe(1);
+      const pending = stream.next();
+      revocations.publish({ userId: 'b', reason: 'DEACTIVATED' });
+      revocations.publish({ userId: 'a', reason: 'DEACTIVATED' });
+      expect(await pending).toEqual({ done: true, value: undefined });
+      expect(sessions.count('a')).toBe(0);
+    });
+
+    it('should end at once a stream whose request was authenticated before a revocation it did not see', async () => {
+      const { revocations, sessions } = setup();
+      const { source } = endlessSource();
+      const stream = subscribeOverHttp(sessions, 'a', source, () => revocations.publish({ userId: 'a', reason: 'TOKEN_ROTATED' }));
+      expect(await stream.next()).toEqual({ done: true, value: undefined });
+      expect(sessions.count('a')).toBe(0);
+    });
+
+    it('should forget a stream that ended by itself, by the client, or by an error', async () => {
+      const { sessions } = setup();
+      const finite = subscribeOverHttp(sessions, 'a', (async function* () { yield 1; })());
+      await finite.next();
+      expect(await finite.next()).toEqual({ done: true, value: undefined });
+      const { source, state } = endlessSource();
+      const completed = subscribeOverHttp(sessions, 'a', source);
+      await completed.next();
+      await completed.return!();
+      expect(state.returned).toBe(true);
+      const failing = subscribeOverHttp(sessions, 'a', (async function* () { throw new Error('stream broke'); })());
+      await expect(failing.next()).rejects.toThrow('stream broke');
+      expect(sessions.count('a')).toBe(0);
+    });
+  });
 });
+
