@@ -17,7 +17,8 @@ export interface UserRevocation {
  * manager's runs. The in-process implementation serves one instance; a bus over Redis pub/sub can
  * implement the same two methods for several. Until then, an instance that did not make the change
  * still refuses the user's token at the next request or websocket operation (every one is
- * authenticated against the database), but does not close streams already open there.
+ * authenticated against the database), but neither closes the streams already open there nor
+ * cancels the runs it drives for that user.
  */
 export interface UserRevocations {
   publish(revocation: UserRevocation): void;
