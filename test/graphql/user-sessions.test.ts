@@ -96,7 +96,7 @@ describe('user sessions', () => {
       return { source, state };
     }
 
-    it("should end the revoked user's open stream (a pending next resolves as done) and return its source", async () => {
+    it("should end the revoked user's open stream at once (a pending next resolves as done) and forget it", async () => {
       const { revocations, sessions } = setup();
       const { source } = endlessSource();
       const stream = subscribeOverHttp(sessions, 'a', source);
