@@ -10,6 +10,7 @@ import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager } from './services/run-manager.ts';
 import { purgeExpiredContent } from './services/retention.ts';
+import { createUserRevocations } from './services/user-revocations.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -66,6 +67,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
     const base: Omit<Services, 'runs'> = {
+      revocations: createUserRevocations((error) => logger.error({ err: error }, 'a listener of user revocations failed')),
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -87,6 +89,12 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();
+    // A user who is deactivated or deleted stops acting: their runs end (a rotated token or a
+    // demotion only ends their sessions; a run streaming to a closed session is cancelled as on any disconnect).
+    const stopCancellingRuns = services.revocations.subscribe(({ userId, reason }) => {
+      if (reason !== 'DEACTIVATED' && reason !== 'DELETED') return;
+      services.runs.cancelRunsOf(userId).catch((error: unknown) => logger.error({ err: error, userId }, 'could not cancel the runs of a user who lost access'));
+    });
     const dbHandle = handle;
     const purge = () =>
       purgeExpiredContent(dbHandle.db, config.retentionDays)
@@ -99,6 +107,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       services,
       admin,
       close: async () => {
+        stopCancellingRuns();
         clearInterval(retention);
         await services.runs.stop();
         await dbHandle.close();

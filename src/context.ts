@@ -7,6 +7,7 @@ import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import type { RunEventBus } from './runtime/events.ts';
 import type { RunManager } from './services/run-manager.ts';
+import type { UserRevocations } from './services/user-revocations.ts';
 import type { ToolData } from './tools/data.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
@@ -28,6 +29,8 @@ export interface Services {
   readonly bus: RunEventBus<RunRow>;
   /** Starts, cancels and settles agent runs. */
   readonly runs: RunManager;
+  /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */
+  readonly revocations: UserRevocations;
 }
 
 /** The GraphQL context, identical for HTTP and websocket operations. */

@@ -9,6 +9,7 @@ import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
 import { exposeDomainError } from './graphql/errors.ts';
 import { buildSchema } from './graphql/schema.ts';
+import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from './graphql/user-sessions.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -41,6 +42,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
   const { config, logger } = services;
   const production = config.env === 'production';
   const yogaLogger = logger.child({ component: 'yoga' });
+  // Every open websocket and SSE stream of a user, ended when the user loses access.
+  const sessions = createUserSessions(services.revocations);
 
   const yoga = createYoga<InitialContext, Context>({
     schema: buildSchema(),
@@ -93,6 +96,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       }),
       hideEverySuggestion(),
       jsonBodiesOnly(),
+      sessions.plugin(),
       ...(production ? [disableIntrospection()] : []),
     ],
   });
@@ -134,10 +138,13 @@ export function buildServer(deps: ServerDeps): AirlockServer {
   const wsServer = useServer<Record<string, unknown>>(
     {
       connectionInitWaitTimeout: 3_000,
-      // A missing or bad token closes the socket with 4403 before any operation runs.
+      // A missing or bad token closes the socket with 4403 before any operation runs; an accepted
+      // socket is registered under its user until it closes, to be closed when the user loses access.
       onConnect: async (ctx) => {
         try {
-          return (await authenticate(services.db, bearerToken(ctx.connectionParams?.authorization))) !== null;
+          const mark = sessions.mark();
+          const viewer = await authenticate(services.db, bearerToken(ctx.connectionParams?.authorization));
+          return viewer !== null && sessions.addSocket(viewer.id, ctx.extra.socket, mark);
         } catch (error) {
           // graphql-ws would send the error's own message as the close reason; it may carry detail.
           logger.error({ err: error }, 'could not authenticate a websocket connection');
@@ -179,6 +186,12 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         }
         // Completed by the client meanwhile: graphql-ws drops errors of a gone id, and nothing starts.
         if (!(id in ctx.subscriptions)) return [new GraphQLError('The operation was completed by the client.')];
+        // Every operation authenticates anew: a token refused since connect (rotated, its user
+        // deactivated or deleted, also by another instance) ends the socket as a bad one at connect would.
+        if ((contextValue as Context).viewer === null) {
+          ctx.extra.socket.close(FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON);
+          return [new GraphQLError('Authentication required: the token of this connection is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
+        }
         const args: ExecutionArgs = {
           schema,
           document,
@@ -215,6 +228,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     stop: () =>
       (stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        sessions.dispose();
         await wsServer.dispose();
         for (const client of wss.clients) client.terminate();
         await new Promise<void>((resolve) => wss.close(() => resolve()));

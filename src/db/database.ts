@@ -14,6 +14,10 @@ export interface UsersTable {
   is_admin: Generated<boolean>;
   token_hash: string;
   created_at: CreatedAt;
+  /** An inactive user's token is refused; their history stays. */
+  active: Generated<boolean>;
+  /** When the token was last replaced by `rotateToken`; null if never. */
+  token_rotated_at: Date | null;
 }
 
 export interface ToolGroupStateTable {

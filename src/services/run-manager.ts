@@ -56,6 +56,11 @@ export interface RunManager {
   /** Stored steps after `afterSequence`, as the persisted (filtered) copy. */
   replay(runId: string, afterSequence: number): Promise<{ sequence: number; step: StoredStep }[]>;
   subscribe(runId: string): AsyncIterableIterator<RunBusEvent<RunRow>>;
+  /**
+   * Cancels every run of a user: those this process drives end CANCELLED at their next step
+   * boundary, those waiting for approval are settled CANCELLED now. For a user who lost access.
+   */
+  cancelRunsOf(userId: string): Promise<void>;
   /** Settles runs whose process died (stale heartbeat); returns how many. */
   settleStale(): Promise<number>;
   /** Interrupts every active run and waits for them to settle. */
@@ -100,7 +105,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
   const maxRunning = options.maxRunningRunsPerUser ?? 8;
-  const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Runs this process drives, by run id, with the user they run as. */
+  const active = new Map<string, { controller: AbortController; done: Promise<void>; userId: string | null }>();
   let stopping = false;
   /** Aborted by `stop`: recorders then stop retrying to store a run's end (the sweep settles it). */
   const stopped = new AbortController();
@@ -145,7 +151,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     await recorder.settle(outcome);
   }
 
-  function track(runId: string, body: (controller: AbortController) => Promise<void>, runLogger: Logger): void {
+  function track(runId: string, userId: string | null, body: (controller: AbortController) => Promise<void>, runLogger: Logger): void {
     const controller = new AbortController();
     const done = body(controller)
       .catch((error: unknown) => runLogger.error({ err: error }, 'could not settle the run'))
@@ -153,7 +159,24 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       .finally(() => {
         if (active.get(runId)?.controller === controller) active.delete(runId);
       });
-    active.set(runId, { controller, done });
+    active.set(runId, { controller, done, userId });
+  }
+
+  /** A run waiting for approval is driven by no process: cancelling it settles it here. */
+  async function cancelWaitingRun(run: RunRow): Promise<RunRow | undefined> {
+    const settled = await runs.settleRun(db, run.id, {
+      status: 'CANCELLED',
+      terminationReason: 'CANCELLED',
+      truncated: false,
+      iterations: run.iterations,
+      finalContent: null,
+      promptTokens: run.prompt_tokens,
+      completionTokens: run.completion_tokens,
+      estimatedCost: run.estimated_cost,
+      errorMessage: null,
+    });
+    if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run: settled });
+    return settled;
   }
 
   const manager: RunManager = {
@@ -180,6 +203,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       const runLogger = logger.child({ runId: run.id });
       track(
         run.id,
+        actor.id,
         async (controller) => {
           const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger, stopSignal: stopped.signal });
           let outcome: RunOutcome;
@@ -217,6 +241,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       const runLogger = logger.child({ runId: run.id });
       track(
         run.id,
+        run.user_id,
         async (controller) => {
           const recorder = createRunRecorder({
             runId: run.id,
@@ -274,22 +299,13 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         driven.controller.abort();
         return run;
       }
-      if (run.status === 'WAITING_FOR_APPROVAL') {
-        const settled = await runs.settleRun(db, run.id, {
-          status: 'CANCELLED',
-          terminationReason: 'CANCELLED',
-          truncated: false,
-          iterations: run.iterations,
-          finalContent: null,
-          promptTokens: run.prompt_tokens,
-          completionTokens: run.completion_tokens,
-          estimatedCost: run.estimated_cost,
-          errorMessage: null,
-        });
-        if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run: settled });
-        return settled ?? run;
-      }
+      if (run.status === 'WAITING_FOR_APPROVAL') return (await cancelWaitingRun(run)) ?? run;
       return run;
+    },
+
+    async cancelRunsOf(userId) {
+      for (const entry of active.values()) if (entry.userId === userId) entry.controller.abort();
+      for (const run of await runs.listWaitingRuns(db, userId)) await cancelWaitingRun(run);
     },
 
     async replay(runId, afterSequence) {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../../src/db/create-db.ts';
-import { migrateDownAll, migrateToLatest } from '../../src/db/migrate.ts';
+import { readdirSync } from 'node:fs';
+import { createMigrator, migrateDownAll, migrateToLatest, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
 
 const TABLES = [
@@ -84,5 +85,33 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     await expect(
       sql`update configurations set truncation = 'TAIL' where id = ${row.id}`.execute(handle.db),
     ).rejects.toThrow(/check constraint/);
+  });
+
+  it('should add users.active (true for the users already there) and token_rotated_at, and take both away on the way down', async () => {
+    const LIFECYCLE = '20261201140000_add-user-lifecycle';
+    const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+    const before = names[names.indexOf(LIFECYCLE) - 1]!;
+    const userColumns = async () =>
+      (await sql<{ column_name: string }>`select column_name from information_schema.columns where table_schema = 'public' and table_name = 'users'`.execute(handle.db)).rows
+        .map((row) => row.column_name)
+        .sort();
+    const migrateTo = async (name: string) => {
+      const { error } = await createMigrator(handle.db).migrateTo(name);
+      if (error) throw error;
+    };
+    await migrateTo(before);
+    expect(await userColumns()).not.toContain('active');
+    const id = crypto.randomUUID();
+    await sql`insert into users (id, name, token_hash) values (${id}, 'from-before', ${'f'.repeat(64)})`.execute(handle.db);
+    await migrateTo(LIFECYCLE);
+    expect(await userColumns()).toEqual(expect.arrayContaining(['active', 'token_rotated_at']));
+    const row = await handle.db.selectFrom('users').select(['active', 'token_rotated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ active: true, token_rotated_at: null });
+    await migrateTo(before);
+    const columns = await userColumns();
+    expect(columns).not.toContain('active');
+    expect(columns).not.toContain('token_rotated_at');
+    await migrateToLatest(handle.db);
+    await handle.db.deleteFrom('users').where('id', '=', id).execute();
   });
 });

@@ -114,4 +114,19 @@ describe('admin bootstrap', () => {
       await second.stop();
     }
   });
+
+  it.each(TEST_DATABASES)('should restore a deactivated, demoted holder of AIRLOCK_ADMIN_TOKEN to an active admin at start on %s', async (kind) => {
+    const first = await startTestApp(kind, { database: await createTestDatabase(kind, { persistent: true }), keepDatabase: true });
+    // The API keeps the last active admin; an operator editing the database (or another admin) may not.
+    await first.app.services.db.updateTable('users').set({ active: false, is_admin: false }).where('name', '=', 'admin').execute();
+    expect((await first.gql('{ viewer { name } }')).errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+    await first.stop();
+    const second = await startTestApp(kind, { database: first.database, env: { AIRLOCK_ADMIN_TOKEN: first.adminToken } });
+    try {
+      expect((await second.gql('{ viewer { name isAdmin active } }')).data.viewer).toEqual({ name: 'admin', isAdmin: true, active: true });
+    } finally {
+      await second.stop();
+    }
+  });
 });
+

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -332,5 +332,57 @@ describe.each(TEST_DATABASES)('canary secrets on %s', (kind: DbKind) => {
       expect(dump.text).toContain('tour of the secrets');
       expect(dump.text).not.toContain(canary());
     });
+  });
+});
+
+describe.each(TEST_DATABASES)('token canaries on %s', (kind: DbKind) => {
+  const CREATE_USER = `mutation($name: String!, $isAdmin: Boolean) { createUser(input: { name: $name, isAdmin: $isAdmin }) { ... on CreateUserPayload { token user { id } } } }`;
+  const ROTATE = `mutation($userId: ID!) { rotateToken(userId: $userId) { ... on CreateUserPayload { token } } }`;
+  const SET_ACTIVE = `mutation($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }`;
+  const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+  let t: TestApp;
+  /** Every token the service ever handed out here, with whether it still works. */
+  const tokens: { token: string; current: boolean }[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    tokens.push({ token: t.adminToken, current: true });
+    const created = (await t.gql(CREATE_USER, { name: 'canary-holder' })).data.createUser;
+    const admin = (await t.gql(CREATE_USER, { name: 'canary-admin', isAdmin: true })).data.createUser;
+    let token = created.token as string;
+    for (let rotation = 0; rotation < 3; rotation += 1) {
+      tokens.push({ token, current: false });
+      token = (await t.gql(ROTATE, { userId: created.user.id })).data.rotateToken.token;
+    }
+    tokens.push({ token, current: true });
+    // An admin rotating their own token, and a deactivation and reactivation on the way.
+    const ownRotation = (await t.gql(ROTATE, { userId: admin.user.id }, admin.token)).data.rotateToken.token as string;
+    tokens.push({ token: admin.token, current: false }, { token: ownRotation, current: true });
+    await t.gql(SET_ACTIVE, { userId: created.user.id, active: false });
+    await t.gql(SET_ACTIVE, { userId: created.user.id, active: true });
+    for (const { token: each, current } of tokens) {
+      expect((await t.gql('{ viewer { name } }', {}, each)).data?.viewer ? 'works' : 'refused').toBe(current ? 'works' : 'refused');
+    }
+  });
+  afterAll(() => t?.stop());
+
+  it('should store no token anywhere in the database, old or new: only the digest of each current token', async () => {
+    const dump = await dumpEveryTable(t);
+    expect(dump.tables).toEqual(expect.arrayContaining(['public.users', 'public.runs', 'public.usage_records']));
+    expect(tokens.length).toBe(7);
+    for (const { token, current } of tokens) {
+      expect(dump.text).not.toContain(token);
+      // Nor the random part alone (a token is `alk_` + base64url).
+      expect(dump.text).not.toContain(token.replace(/^alk_/, ''));
+      if (current) expect(dump.text).toContain(digest(token));
+      // A replaced digest is gone, not kept beside the new one.
+      else expect(dump.text).not.toContain(digest(token));
+    }
+  });
+
+  it('should write no token to the log', () => {
+    expect(t.logs.lines.length).toBeGreaterThan(0);
+    for (const { token } of tokens) expect(t.logs.text()).not.toContain(token);
   });
 });

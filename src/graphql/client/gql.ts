@@ -44,12 +44,31 @@ type Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": typeof types.TruncationStoredStepsDocument,
+    "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.LifecycleCreateUserDocument,
+    "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": typeof types.LifecycleRotateDocument,
+    "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetActiveDocument,
+    "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetAdminDocument,
+    "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.LifecycleDeleteDocument,
+    "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n": typeof types.LifecycleViewerDocument,
+    "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n": typeof types.LifecycleUsersDocument,
+    "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": typeof types.LifecycleRunOwnerDocument,
+    "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": typeof types.LifecycleSetBudgetDocument,
+    "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": typeof types.LifecycleGrantDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": typeof types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": typeof types.RunEventsDocument,
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
+    "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
+    "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
+    "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n": typeof types.SessionsSetAdminDocument,
+    "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n": typeof types.SessionsDeleteDocument,
+    "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": typeof types.SessionsRunStatusDocument,
+    "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.SessionsCancelDocument,
+    "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n": typeof types.SessionsGrantWriteDocument,
+    "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.SessionsEnableToolDocument,
 };
 const documents: Documents = {
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ApprovalApproveDocument,
@@ -82,12 +101,31 @@ const documents: Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": types.TruncationStoredStepsDocument,
+    "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.LifecycleCreateUserDocument,
+    "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": types.LifecycleRotateDocument,
+    "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetActiveDocument,
+    "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetAdminDocument,
+    "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.LifecycleDeleteDocument,
+    "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n": types.LifecycleViewerDocument,
+    "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n": types.LifecycleUsersDocument,
+    "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": types.LifecycleRunOwnerDocument,
+    "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": types.LifecycleSetBudgetDocument,
+    "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": types.LifecycleGrantDocument,
     "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": types.RunEventsDocument,
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
+    "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
+    "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
+    "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n": types.SessionsSetAdminDocument,
+    "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n": types.SessionsDeleteDocument,
+    "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": types.SessionsRunStatusDocument,
+    "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.SessionsCancelDocument,
+    "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n": types.SessionsGrantWriteDocument,
+    "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.SessionsEnableToolDocument,
 };
 
 /**
@@ -227,6 +265,46 @@ export function graphql(source: "\n  query TruncationStoredSteps($id: ID!) {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation LifecycleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation LifecycleDelete($userId: ID!, $runs: DeleteUserRuns, $reassignTo: ID) {\n    deleteUser(userId: $userId, runs: $runs, reassignTo: $reassignTo) {\n      __typename\n      ... on DeleteUserPayload { id reassignedRuns purgedRuns }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleViewer { viewer { id name active isAdmin } }\n"): (typeof documents)["\n  query LifecycleViewer { viewer { id name active isAdmin } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n"): (typeof documents)["\n  query LifecycleUsers { users { id name active isAdmin tokenRotatedAt } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n"): (typeof documents)["\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n"): (typeof documents)["\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n"): (typeof documents)["\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"): (typeof documents)["\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -248,6 +326,42 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n"): (typeof documents)["\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n"): (typeof documents)["\n  mutation SessionsSetAdmin($userId: ID!, $isAdmin: Boolean!) { setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n"): (typeof documents)["\n  mutation SessionsDelete($userId: ID!) { deleteUser(userId: $userId) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"): (typeof documents)["\n  query SessionsRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation SessionsCancel($id: ID!) { cancelRun(id: $id) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n"): (typeof documents)["\n  mutation SessionsGrantWrite($userId: ID!) { grantTable(userId: $userId, table: \"customers\", mode: WRITE) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"): (typeof documents)["\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
