@@ -30,6 +30,8 @@ export interface Config {
   readonly runHeartbeatMs: number;
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
+  /** Largest GraphQL response (one subscription event each), in bytes; a larger one is refused with an error. */
+  readonly maxResponseBytes: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
   readonly corsOrigins: readonly string[];
 }
@@ -95,6 +97,7 @@ const envSchema = z.object({
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
+  AIRLOCK_MAX_RESPONSE_BYTES: integerFrom(1_024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
@@ -146,6 +149,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+    maxResponseBytes: env.AIRLOCK_MAX_RESPONSE_BYTES,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
   });
 }
