@@ -8,7 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
 import type { Logger } from './logger.ts';
-import { exposeDomainError, isClientError } from './graphql/errors.ts';
+import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
 import { QUERY_COST, useQueryCost } from './graphql/query-cost.ts';
 import { useResponseSizeLimit } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
@@ -186,7 +186,10 @@ export function buildServer(deps: ServerDeps): AirlockServer {
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
         } catch (error) {
-          return [asGraphQLError(error, 'Invalid GraphQL document.')];
+          // A parse error that yoga's cache throws again skips the parse hooks: logged here.
+          const refusal = asGraphQLError(error, 'Invalid GraphQL document.');
+          logger.debug({ code: codeOf(refusal), error: refusal.message }, 'client error');
+          return [refusal];
         }
         let contextValue;
         try {
@@ -281,7 +284,7 @@ function hideEverySuggestion(): Plugin {
 function logClientErrors(logger: Logger): Plugin {
   const log = (errors: readonly unknown[] | undefined) => {
     for (const error of errors ?? []) {
-      if (isClientError(error)) logger.debug({ code: (error as GraphQLError).extensions?.code, error: (error as GraphQLError).message }, 'client error');
+      if (isClientError(error)) logger.debug({ code: codeOf(error as GraphQLError), error: (error as GraphQLError).message }, 'client error');
     }
   };
   const inResult = ({ result }: { result: unknown }) => {

@@ -63,6 +63,11 @@ export function isClientError(error: unknown): boolean {
   return error.originalError == null || isClientError(error.originalError);
 }
 
+/** The code a client error is answered with: its own, or its domain error's. */
+export function codeOf(error: GraphQLError): unknown {
+  return error.extensions?.code ?? exposeDomainError(error.originalError)?.extensions.code;
+}
+
 /**
  * A domain error that escaped a field without an error union becomes a plain GraphQL error with a
  * code (its message is ours and safe); anything else returns null and is masked by the server.
