@@ -31,6 +31,10 @@ export function jsonBytes(value: unknown): number {
   return text === undefined ? 4 : Buffer.byteLength(text);
 }
 
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 function responseKeyOf(info: GraphQLResolveInfo): string {
   return info.fieldNodes[0]?.alias?.value ?? info.fieldName;
 }
@@ -72,9 +76,19 @@ export function useResponseSizeLimit(maxBytes: number): Plugin {
       const controller = new AbortController();
       const budget: Budget = { maxBytes, bytes: 0, exceeded: false, abort: () => controller.abort(responseTooLarge(maxBytes)) };
       budgets.set(args.contextValue as object, budget);
+      // The executor stops at the abort and rejects with its reason: the refusal, on every transport.
+      const refuseIfTooLarge = (error: unknown) => {
+        if (budget.exceeded) return { errors: [responseTooLarge(maxBytes)] };
+        throw error;
+      };
       setExecuteFn((executionArgs) => {
         const signal = (executionArgs as { signal?: AbortSignal }).signal;
-        return executeFn({ ...executionArgs, signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal } as typeof executionArgs);
+        try {
+          const result = executeFn({ ...executionArgs, signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal } as typeof executionArgs);
+          return isPromiseLike(result) ? result.then(undefined, refuseIfTooLarge) : result;
+        } catch (error) {
+          return refuseIfTooLarge(error);
+        }
       });
       return {
         onExecuteDone({ result, setResult }) {
