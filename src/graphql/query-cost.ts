@@ -21,7 +21,8 @@ import type { Plugin } from 'graphql-yoga';
  * - a connection costs 1 + page × (ROW_COST + its selection), where page is `first` or `last`
  *   (at least 1), or the connection's default page size when neither is given: an absent `first`
  *   is never free;
- * - any other list of objects costs 1 + ASSUMED_LIST_SIZE × its selection.
+ * - a list of objects an argument enumerates (`nodes(ids: [...])`) costs 1 + that many × its
+ *   selection; any other list of objects 1 + ASSUMED_LIST_SIZE × its selection.
  *
  * ROW_COST is the database row behind each connection item: a step is read whole whatever fields
  * are selected, so a thousand rows cost a thousand reads even for one field each.
@@ -111,8 +112,10 @@ function estimatorFor(schema: GraphQLSchema): ComplexityEstimator {
       const items = sizes.length === 0 ? page.defaultSize : Math.max(...sizes);
       return 1 + items * (QUERY_COST.rowCost + childComplexity);
     }
-    const listed = isListType(getNullableType(field.type)) && !(field.name === 'edges' && connectionTypes.has(type.name));
-    return 1 + (listed ? QUERY_COST.assumedListSize : 1) * childComplexity;
+    if (!isListType(getNullableType(field.type)) || (field.name === 'edges' && connectionTypes.has(type.name))) return 1 + childComplexity;
+    // A list an argument enumerates (`nodes(ids: [...])`) has that many items.
+    const enumerated = Object.values(args).find((value): value is unknown[] => Array.isArray(value));
+    return 1 + (enumerated ? enumerated.length : QUERY_COST.assumedListSize) * childComplexity;
   };
 }
 

@@ -42,6 +42,11 @@ const COSTLY: readonly { what: string; query: string; variables?: Record<string,
     variables: { runs: 20, steps: 50 },
   },
   {
+    what: 'nodes(ids) of 20 runs × 30 steps',
+    query: `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Run { steps(first: 30) { edges { node { ${STEP_FIELDS} } } } } } }`,
+    variables: { ids: Array.from({ length: 20 }, (_, index) => Buffer.from(`Run:00000000-0000-4000-8000-${String(index).padStart(12, '0')}`).toString('base64')) },
+  },
+  {
     what: 'fragments and inline fragments',
     query: `query { runs { edges { node { ...Steps } } } } fragment Steps on Run { steps { edges { node { ... on RunStep { ${STEP_FIELDS} } } } } }`,
   },
