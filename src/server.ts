@@ -7,11 +7,11 @@ import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin, t
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
-import type { Logger } from './logger.ts';
 import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
 import { QUERY_COST, useQueryCost } from './graphql/query-cost.ts';
 import { useResponseSizeLimit } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
+import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 
 export const GRAPHQL_PATH = '/graphql';
