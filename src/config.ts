@@ -36,6 +36,8 @@ export interface Config {
    * anything is stored. 0 = no limit. Runs waiting for approval do not count.
    */
   readonly maxRunningRunsPerUser: number;
+  /** Largest GraphQL response (one subscription event each), in bytes; a larger one is refused with an error. */
+  readonly maxResponseBytes: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
   readonly corsOrigins: readonly string[];
 }
@@ -103,6 +105,7 @@ const envSchema = z.object({
   AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
+  AIRLOCK_MAX_RESPONSE_BYTES: integerFrom(1_024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
@@ -156,6 +159,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,
+    maxResponseBytes: env.AIRLOCK_MAX_RESPONSE_BYTES,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
   });
 }

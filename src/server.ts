@@ -7,9 +7,12 @@ import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin, t
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
-import { exposeDomainError } from './graphql/errors.ts';
+import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
+import { QUERY_COST, useQueryCost } from './graphql/query-cost.ts';
+import { useResponseSizeLimit } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from './graphql/user-sessions.ts';
+import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -44,6 +47,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
   const yogaLogger = logger.child({ component: 'yoga' });
   // Every open websocket and SSE stream of a user, ended when the user loses access.
   const sessions = createUserSessions(services.revocations);
+  /** Unexpected errors maskError logged with their detail; yoga's own report of them is a duplicate. */
+  const loggedUnexpected = new WeakSet<object>();
 
   const yoga = createYoga<InitialContext, Context>({
     schema: buildSchema(),
@@ -65,7 +70,13 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       debug: (...args: unknown[]) => yogaLogger.debug({ args }, 'yoga'),
       info: (...args: unknown[]) => yogaLogger.info({ args }, 'yoga'),
       warn: (...args: unknown[]) => yogaLogger.warn({ args }, 'yoga'),
-      error: (...args: unknown[]) => yogaLogger.error({ args }, 'yoga'),
+      // Yoga logs every error maskError replaced: a client's error is not the server's fault, and an
+      // unexpected one was already logged by maskError with its detail.
+      error: (...args: unknown[]) => {
+        const [first] = args;
+        if (isClientError(first) || (typeof first === 'object' && first !== null && loggedUnexpected.has(first))) yogaLogger.debug({ args }, 'yoga');
+        else yogaLogger.error({ args }, 'yoga');
+      },
     },
     context: (initial) => createContext(services, initial),
     maskedErrors: {
@@ -78,23 +89,30 @@ export function buildServer(deps: ServerDeps): AirlockServer {
             extensions: domain.extensions,
           });
         }
-        const expected = error instanceof GraphQLError && (!original || original instanceof GraphQLError);
-        if (!expected) logger.error({ err: original ?? error }, 'unexpected error while resolving a GraphQL operation');
+        if (!isClientError(error)) {
+          logger.error({ err: original ?? error }, 'unexpected error while resolving a GraphQL operation');
+          if (typeof error === 'object' && error !== null) loggedUnexpected.add(error);
+        }
         // Never in "dev" mode: the original error (and its stack) may carry credentials.
         return yogaMaskError(error, message, false);
       },
     },
     plugins: [
+      // First, so that its result hooks see every refusal, including those of the limits below.
+      logClientErrors(logger),
       EnvelopArmorPlugin({
         maxDepth: { n: 10, exposeLimits: !production, ignoreIntrospection: true },
         maxAliases: { n: 15, exposeLimits: !production },
         maxTokens: { n: 2_000, exposeLimits: !production },
         maxDirectives: { n: 20, exposeLimits: !production },
-        // Static cost (armor weights depth, not list sizes): a full dashboard query of a run with its steps costs ~7 000.
-        costLimit: { maxCost: 20_000, exposeLimits: !production },
+        // Armor's cost ignores default page sizes and variables: useQueryCost counts instead.
+        costLimit: { enabled: false },
         blockFieldSuggestion: { enabled: true },
       }),
       hideEverySuggestion(),
+      // After hideEverySuggestion, whose result hooks then also see these refusals.
+      useQueryCost({ maxCost: QUERY_COST.maxCost, exposeLimits: !production }),
+      useResponseSizeLimit(config.maxResponseBytes),
       jsonBodiesOnly(),
       sessions.plugin(),
       ...(production ? [disableIntrospection()] : []),
@@ -175,7 +193,10 @@ export function buildServer(deps: ServerDeps): AirlockServer {
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
         } catch (error) {
-          return [asGraphQLError(error, 'Invalid GraphQL document.')];
+          // A parse error that yoga's cache throws again skips the parse hooks: logged here.
+          const refusal = asGraphQLError(error, 'Invalid GraphQL document.');
+          logger.debug({ code: codeOf(refusal), error: refusal.message }, 'client error');
+          return [refusal];
         }
         let contextValue;
         try {
@@ -264,6 +285,30 @@ function hideEverySuggestion(): Plugin {
   };
   return {
     onValidate: () => ({ result }) => result.forEach(hide),
+    onExecute: () => ({ onExecuteDone: inResult }),
+    onSubscribe: () => ({ onSubscribeResult: inResult }),
+  };
+}
+
+/**
+ * A client's own mistakes (a bad document, input over a limit, a missing right, an unknown id) are
+ * logged at debug: they are not the server's fault, and at error they would bury the faults that
+ * are. Unexpected errors are logged at error by maskError, with their detail.
+ */
+function logClientErrors(logger: Logger): Plugin {
+  const log = (errors: readonly unknown[] | undefined) => {
+    for (const error of errors ?? []) {
+      if (isClientError(error)) logger.debug({ code: codeOf(error as GraphQLError), error: (error as GraphQLError).message }, 'client error');
+    }
+  };
+  const inResult = ({ result }: { result: unknown }) => {
+    if (!isAsyncIterable(result)) log((result as { errors?: readonly unknown[] }).errors);
+  };
+  return {
+    onParse: () => ({ result }) => {
+      if (result instanceof Error) log([result]);
+    },
+    onValidate: () => ({ result }) => log(result),
     onExecute: () => ({ onExecuteDone: inResult }),
     onSubscribe: () => ({ onSubscribeResult: inResult }),
   };

@@ -59,6 +59,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AIRLOCK_MAX_RUNNING_RUNS_PER_USER: 'many' })).toThrowError(/AIRLOCK_MAX_RUNNING_RUNS_PER_USER: must be a whole number/);
   });
 
+  it('should bound a GraphQL response at 16 MiB unless AIRLOCK_MAX_RESPONSE_BYTES says otherwise (1 KiB to 1 GiB)', () => {
+    expect(loadConfig({}).maxResponseBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ AIRLOCK_MAX_RESPONSE_BYTES: '65536' }).maxResponseBytes).toBe(65_536);
+    expect(() => loadConfig({ AIRLOCK_MAX_RESPONSE_BYTES: '100' })).toThrowError(/AIRLOCK_MAX_RESPONSE_BYTES: must be at least 1024/);
+    expect(() => loadConfig({ AIRLOCK_MAX_RESPONSE_BYTES: '16MiB' })).toThrowError(/AIRLOCK_MAX_RESPONSE_BYTES: must be a whole number/);
+  });
+
   it('should split AIRLOCK_TOOL_MODULES on commas', () => {
     expect(loadConfig({ AIRLOCK_TOOL_MODULES: ' ./a.ts, pkg-b ,, ' }).toolModules).toEqual(['./a.ts', 'pkg-b']);
   });

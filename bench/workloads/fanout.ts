@@ -171,16 +171,20 @@ async function createPacedConfiguration(airlock: AirlockUnderTest, baseUrl: stri
   return configuration.createConfiguration.id;
 }
 
-/** The stored step sequences of a run, read back over GraphQL once it has finished. */
+/** The stored step sequences of a run, read back over GraphQL once it has finished, page by page (100 at most). */
 async function storedSequences(airlock: AirlockUnderTest, runId: string): Promise<number[]> {
-  const data = await airlock.gql<{ run: { status: string; steps: { edges: { node: { sequence: number } }[]; pageInfo: { hasNextPage: boolean } } } | null }>(
-    `query($id: ID!) { run(id: $id) { status steps(first: 500) { edges { node { sequence } } pageInfo { hasNextPage } } } }`,
-    { id: runId },
-    airlock.userToken,
-  );
-  if (!data.run) throw new Error(`run ${runId} is not visible`);
-  if (data.run.steps.pageInfo.hasNextPage) throw new Error(`run ${runId} has more than 500 steps`);
-  return data.run.steps.edges.map((edge) => edge.node.sequence);
+  const sequences: number[] = [];
+  for (let after: string | null = null; ; ) {
+    const data: { run: { steps: { edges: { node: { sequence: number } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null } = await airlock.gql(
+      `query($id: ID!, $after: String) { run(id: $id) { steps(first: 100, after: $after) { edges { node { sequence } } pageInfo { hasNextPage endCursor } } } }`,
+      { id: runId, after },
+      airlock.userToken,
+    );
+    if (!data.run) throw new Error(`run ${runId} is not visible`);
+    sequences.push(...data.run.steps.edges.map((edge) => edge.node.sequence));
+    if (!data.run.steps.pageInfo.hasNextPage) return sequences;
+    after = data.run.steps.pageInfo.endCursor;
+  }
 }
 
 // ── the workload ───────────────────────────────────────────────────────────

@@ -116,8 +116,12 @@ const WATCHERS_PER_RUN = 100;
 const WAITING_LATENCY_MS = 590_000;
 const BOUND = 1.2;
 
-/** Without `pageInfo`, whose static cost would put this query over the server's cost limit: a full page means more. */
-const STEPS_PAGE = 500;
+/**
+ * A full page means more steps than expected. The server costs `nodes(ids)` by the ids given and
+ * each step page by its `first`: RUNS_PER_READ × STEPS_PAGE steps must stay within its cost limit.
+ */
+const STEPS_PAGE = 40;
+const RUNS_PER_READ = 10;
 const STEPS_QUERY = `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Run {
   id status auditIncomplete steps(first: ${STEPS_PAGE}) { edges { node { sequence kind } } }
 } } }`;
@@ -148,7 +152,7 @@ function expectedSteps(k: number): string[] {
 async function readStoredRuns(airlock: AirlockUnderTest, ids: readonly string[], onBatch?: (done: number) => void): Promise<Map<string, StoredRun>> {
   const stored = new Map<string, StoredRun>();
   const batches: string[][] = [];
-  for (let index = 0; index < ids.length; index += 50) batches.push(ids.slice(index, index + 50));
+  for (let index = 0; index < ids.length; index += RUNS_PER_READ) batches.push(ids.slice(index, index + RUNS_PER_READ));
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {

@@ -54,6 +54,22 @@ const CODES = new Map<Function, string>([
 ]);
 
 /**
+ * Whether an error is about the client's own request (its document, input or rights, or something
+ * it named that does not exist) rather than a fault of the server: the first is logged at debug,
+ * the second at error.
+ */
+export function isClientError(error: unknown): boolean {
+  if (error instanceof DomainError) return true;
+  if (!(error instanceof GraphQLError)) return false;
+  return error.originalError == null || isClientError(error.originalError);
+}
+
+/** The code a client error is answered with: its own, or its domain error's. */
+export function codeOf(error: GraphQLError): unknown {
+  return error.extensions?.code ?? exposeDomainError(error.originalError)?.extensions.code;
+}
+
+/**
  * A domain error that escaped a field without an error union becomes a plain GraphQL error with a
  * code (its message is ours and safe); anything else returns null and is masked by the server.
  */

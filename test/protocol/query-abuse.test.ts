@@ -3,8 +3,9 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { RawSocket } from './raw-socket.ts';
 
 /**
- * Hostile documents against the query limits (graphql-armor in src/server.ts) on BOTH transports,
- * in development and in production. The limits do not depend on the database: PGlite only.
+ * Hostile documents against the query limits (graphql-armor and the query cost in src/server.ts)
+ * on BOTH transports, in development and in production. The limits are decided before anything
+ * reads the database: PGlite only.
  */
 
 /** configurations → model → provider → models → provider → … : 12 levels, inside every other limit. */
@@ -19,9 +20,55 @@ const ABUSES = [
   },
   { limit: 'tokens', query: `{ viewer { ${'name '.repeat(2_100)}} }`, exposed: /^Syntax Error: Token limit of 2000 exceeded\.$/ },
   { limit: 'directives', query: `{ viewer { name ${'@include(if: true) '.repeat(21)}} }`, exposed: /^Syntax Error: Directives limit of 20 exceeded, found 21\.$/ },
-  // Armor's static cost multiplies a connection by its `first`: an innocent-looking page of 5 000 runs.
-  { limit: 'cost', query: '{ runs(first: 5000) { edges { node { id status } } } }', exposed: /^Syntax Error: Query Cost limit of 20000 exceeded, found \d+\.$/ },
 ] as const;
+
+/** The fields a dashboard lists per step (the README's StoredSteps). */
+const STEP_FIELDS = 'sequence kind content contentRedacted contentLength toolName toolResultLength';
+const aliased = (count: number, selection: string) => Array.from({ length: count }, (_, index) => `a${index}: ${selection}`).join(' ');
+
+/**
+ * Documents over the query cost (src/graphql/query-cost.ts): 20 runs × 50 steps read 1 000 step rows
+ * whether the page sizes are written, left to their defaults, passed as variables or hidden in
+ * fragments.
+ */
+const COSTLY: readonly { what: string; query: string; variables?: Record<string, unknown> }[] = [
+  { what: 'runs × steps with written page sizes', query: `{ runs(first: 20) { edges { node { steps(first: 50) { edges { node { ${STEP_FIELDS} } } } } } } }` },
+  { what: 'runs × steps with default page sizes', query: `{ runs { edges { node { steps { edges { node { ${STEP_FIELDS} } } } } } } }` },
+  { what: 'runs × steps of one field each', query: '{ runs { edges { node { steps { edges { node { messagesSent } } } } } } }' },
+  { what: '15 aliases of runs × steps', query: `{ ${aliased(15, 'runs { edges { node { steps { edges { node { messagesSent } } } } } }')} }` },
+  {
+    what: 'page sizes in variables',
+    query: `query($runs: Int, $steps: Int) { runs(first: $runs) { edges { node { steps(first: $steps) { edges { node { ${STEP_FIELDS} } } } } } } }`,
+    variables: { runs: 20, steps: 50 },
+  },
+  {
+    what: 'nodes(ids) of 20 runs × 30 steps',
+    query: `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Run { steps(first: 30) { edges { node { ${STEP_FIELDS} } } } } } }`,
+    variables: { ids: Array.from({ length: 20 }, (_, index) => Buffer.from(`Run:00000000-0000-4000-8000-${String(index).padStart(12, '0')}`).toString('base64')) },
+  },
+  {
+    what: 'fragments and inline fragments',
+    query: `query { runs { edges { node { ...Steps } } } } fragment Steps on Run { steps { edges { node { ... on RunStep { ${STEP_FIELDS} } } } } }`,
+  },
+];
+
+/** A page size out of its bounds, refused with the argument, the field and the next step. */
+const PAGE_SIZES: readonly { what: string; query: string; variables?: Record<string, unknown>; message: string }[] = [
+  { what: 'runs(first: 101)', query: '{ runs(first: 101) { edges { cursor } } }', message: 'first must be at most 100 (Query.runs): ask for fewer items and page on with after: pageInfo.endCursor.' },
+  { what: 'runs(first: 5000)', query: '{ runs(first: 5000) { edges { node { id status } } } }', message: 'first must be at most 100 (Query.runs): ask for fewer items and page on with after: pageInfo.endCursor.' },
+  {
+    what: 'runs(last: 101)',
+    query: '{ runs(last: 101, before: "x") { edges { cursor } } }',
+    message: 'last must be at most 100 (Query.runs): ask for fewer items and page on with before: pageInfo.startCursor.',
+  },
+  { what: 'runs(first: -1)', query: '{ runs(first: -1) { edges { cursor } } }', message: 'first must be at least 0 (Query.runs).' },
+  {
+    what: 'steps(first: 101) in a variable',
+    query: 'query($n: Int) { runs(first: 1) { edges { node { steps(first: $n) { edges { cursor } } } } } }',
+    variables: { n: 101 },
+    message: 'first must be at most 100 (Run.steps): ask for fewer items and page on with after: pageInfo.endCursor.',
+  },
+];
 
 /** Typos that graphql-js answers with "Did you mean …": fields, arguments, types, input fields, enum values. */
 const TYPOS = [
@@ -96,6 +143,54 @@ describe.each<{ mode: string; env: Record<string, string> }>([
       }
     }
     await answersNext(`after-${limit}`);
+  });
+
+  it.each(COSTLY)('should refuse a document over the query cost ($what) on HTTP and graphql-ws, then answer the next request', async ({ what, query, variables }) => {
+    for (const result of [await overHttp(t, query, variables), await overWs(socket, `cost-${what}`, query, variables)]) {
+      expect(result.data ?? null).toBeNull();
+      expect(result.errors).toHaveLength(1);
+      const [error] = result.errors as { message: string; extensions?: { code?: string } }[];
+      expect(error!.extensions?.code, error!.message).toBe('QUERY_TOO_COSTLY');
+      if (production) {
+        expect(error!.message).toBe('Query cost limit exceeded: ask for fewer items (first/last) or fewer fields, and page on with the cursors.');
+      } else {
+        expect(error!.message).toMatch(/^Query cost limit exceeded \(limit 12000, found \d+\): ask for fewer items \(first\/last\) or fewer fields, and page on with the cursors\.$/);
+      }
+    }
+    await answersNext(`after-cost-${what}`);
+  });
+
+  it('should accept the same document with page sizes that fit, passed as variables', async () => {
+    const { query } = COSTLY.find((entry) => entry.what === 'page sizes in variables')!;
+    for (const result of [await overHttp(t, query, { runs: 2, steps: 5 }), await overWs(socket, 'cost-fits', query, { runs: 2, steps: 5 })]) {
+      expect(result.errors).toBeUndefined();
+      expect(result.data).toEqual({ runs: { edges: [] } });
+    }
+  });
+
+  it.each(PAGE_SIZES)('should refuse $what with a BAD_USER_INPUT error on HTTP and graphql-ws', async ({ what, query, variables, message }) => {
+    for (const result of [await overHttp(t, query, variables), await overWs(socket, `page-${what}`, query, variables)]) {
+      expect(result.data ?? null).toBeNull();
+      expect(result.errors).toMatchObject([{ message, extensions: { code: 'BAD_USER_INPUT' } }]);
+    }
+    await answersNext(`after-page-${what}`);
+  });
+
+  it('should refuse a page size out of bounds in a subscription over server-sent events and graphql-ws', async () => {
+    const query = 'subscription($id: ID!) { runEvents(runId: $id) { ... on RunFinishedEvent { run { steps(first: 101) { edges { cursor } } } } } }';
+    const variables = { id: 'UnVuOjAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMA==' };
+    const message = 'first must be at most 100 (Run.steps): ask for fewer items and page on with after: pageInfo.endCursor.';
+    const response = await t.fetch({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${t.adminToken}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line.length > 6)
+      .map((line) => JSON.parse(line.slice(6)));
+    expect(events).toMatchObject([{ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }]);
+    expect((await overWs(socket, 'page-subscription', query, variables)).errors).toMatchObject([{ message, extensions: { code: 'BAD_USER_INPUT' } }]);
   });
 
   it('should refuse a batch on HTTP and an array frame on graphql-ws, then answer the next request', async () => {

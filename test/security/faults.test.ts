@@ -19,7 +19,7 @@ const PROVIDER_TIMEOUT_MS = 400;
 const GENERIC_FAILURE = 'The model provider failed to answer; see the server log.';
 
 const STORED_STEPS = `query($id: ID!) { run(id: $id) { status terminationReason errorMessage auditIncomplete iterations
-  steps(first: 200) { edges { node { sequence kind round } } } } }`;
+  steps(first: 100) { edges { node { sequence kind round } } } } }`;
 
 describe.each(TEST_DATABASES)('faults on %s', (kind) => {
   let t: TestApp;

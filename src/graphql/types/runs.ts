@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_STATUSES, TERMINATION_REASONS } from '../../runtime/run.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
 import { builder } from '../builder.ts';
+import { pageSizeExtensions, type PageSize } from '../query-cost.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
 import { RunStepRef, type StepView } from './run-steps.ts';
 import { UserRef } from './users.ts';
@@ -16,6 +17,10 @@ const TerminationReasonEnum = builder.enumType('TerminationReason', { values: TE
 const RunUsageRef = builder.simpleObject('RunUsage', {
   fields: (t) => ({ promptTokens: t.int(), completionTokens: t.int(), totalTokens: t.int(), estimatedCost: t.float() }),
 });
+
+/** Page sizes of the two connections; `first`/`last` above `maxSize` is refused before anything runs. */
+const RUN_PAGE: PageSize = { defaultSize: 20, maxSize: 100 };
+const STEP_PAGE: PageSize = { defaultSize: 50, maxSize: 100 };
 
 const canSee = (run: RunRow, context: Context) => context.viewer?.isAdmin === true || (context.viewer !== null && run.user_id === context.viewer.id);
 
@@ -52,8 +57,10 @@ export const RunRef = builder.loadableNode('Run', {
     finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: (run) => run.finished_at }),
     steps: t.connection({
       type: RunStepRef,
+      description: `Oldest first; ${STEP_PAGE.defaultSize} steps unless first or last says otherwise (at most ${STEP_PAGE.maxSize}).`,
+      extensions: pageSizeExtensions(STEP_PAGE),
       resolve: (run, args, context) =>
-        connectionPage(args, { defaultSize: 50, maxSize: 500, kind: 'step', key: (view: StepView) => String(view.sequence) }, async (page) => {
+        connectionPage(args, { ...STEP_PAGE, kind: 'step', key: (view: StepView) => String(view.sequence) }, async (page) => {
           const rows = await pageRunSteps(context.services.db, run.id, {
             ...page,
             after: page.after === null ? null : stepSequenceOf(page.after),
@@ -134,11 +141,12 @@ function runKeyOf(cursor: Cursor): RunKey {
 builder.queryFields((t) => ({
   runs: t.connection({
     type: RunRef,
-    description: 'Newest first. A non-admin sees only their own runs.',
+    description: `Newest first. A non-admin sees only their own runs. ${RUN_PAGE.defaultSize} runs unless first or last says otherwise (at most ${RUN_PAGE.maxSize}).`,
+    extensions: pageSizeExtensions(RUN_PAGE),
     args: { status: t.arg({ type: RunStatusEnum }) },
     resolve: (_root, args, context) => {
       const viewer = context.viewer!;
-      return connectionPage(args, { defaultSize: 20, maxSize: 100, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (page) =>
+      return connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (page) =>
         listRuns(context.services.db, {
           userId: viewer.isAdmin ? null : viewer.id,
           status: args.status ?? null,
