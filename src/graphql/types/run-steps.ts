@@ -13,7 +13,8 @@ export interface StepView {
 const RunStepKindEnum = builder.enumType('RunStepKind', { values: STEP_KINDS });
 
 const StepUsageRef = builder.simpleObject('StepUsage', {
-  fields: (t) => ({ promptTokens: t.int(), completionTokens: t.int(), cost: t.float() }),
+  // Float: token counts are safe integers that may pass 2^31 (GraphQL's Int is 32-bit).
+  fields: (t) => ({ promptTokens: t.float(), completionTokens: t.float(), cost: t.float() }),
 });
 
 const ApprovalDecisionRef = builder.simpleObject('ApprovalDecision', {

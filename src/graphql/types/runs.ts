@@ -15,7 +15,8 @@ export const RunStatusEnum = builder.enumType('RunStatus', { values: RUN_STATUSE
 const TerminationReasonEnum = builder.enumType('TerminationReason', { values: TERMINATION_REASONS });
 
 const RunUsageRef = builder.simpleObject('RunUsage', {
-  fields: (t) => ({ promptTokens: t.int(), completionTokens: t.int(), totalTokens: t.int(), estimatedCost: t.float() }),
+  // Float: totals are stored as bigint and may pass 2^31 (GraphQL's Int is 32-bit); they stay exact below 2^53.
+  fields: (t) => ({ promptTokens: t.float(), completionTokens: t.float(), totalTokens: t.float(), estimatedCost: t.float() }),
 });
 
 /** Page sizes of the two connections; `first`/`last` above `maxSize` is refused before anything runs. */
