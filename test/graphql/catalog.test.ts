@@ -1,3 +1,4 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
@@ -195,6 +196,20 @@ describe.each(TEST_DATABASES)('catalogue mutations on %s', (kind) => {
       expect(result.data.configurations[0]).toEqual({ name: 'support', model: { name: 'gpt', provider: null } });
       const denied = await t.gql(`mutation { createSkill(input: { name: "u", body: "b" }) { __typename } }`, {}, token);
       expect(denied.errors?.[0].extensions.code).toBe('FORBIDDEN');
+    });
+
+    it('should delete a configuration with its budgets, leaving other budgets alone', async () => {
+      const model = await t.gql(`{ models { id } }`);
+      const created = await t.gql(`mutation($m: ID!) { createConfiguration(input: { name: "budgeted", modelId: $m }) { ... on Configuration { id } } }`, { m: model.data.models[0].id });
+      const doomed = created.data.createConfiguration.id;
+      const SET = `mutation($s: ID!) { setBudget(input: { subjectId: $s, period: DAILY, maxRequests: 5 }) { __typename } }`;
+      expect((await t.gql(SET, { s: doomed })).data.setBudget.__typename).toBe('Budget');
+      expect((await t.gql(SET, { s: configurationId })).data.setBudget.__typename).toBe('Budget');
+      const subjects = async () => (await t.app.services.db.selectFrom('budgets').select('subject_id').where('scope', '=', 'CONFIGURATION').execute()).map((row) => row.subject_id);
+      expect(await t.gql(`mutation($c: ID!) { deleteConfiguration(id: $c) { __typename } }`, { c: doomed })).toEqual({ data: { deleteConfiguration: { __typename: 'Deleted' } } });
+      const left = await subjects();
+      expect(left).not.toContain(decodeGlobalID(doomed).id);
+      expect(left).toContain(decodeGlobalID(configurationId).id);
     });
 
     it('should refuse to delete a model or provider still in use, then delete in order', async () => {

@@ -64,7 +64,11 @@ async function replaceSkills(db: Db, configurationId: string, skillIds: readonly
     .execute();
 }
 
+/** Deletes a configuration with its budgets (they name it by id, without a foreign key). */
 export async function deleteConfiguration(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('configurations').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('budgets').where('scope', '=', 'CONFIGURATION').where('subject_id', '=', id).execute();
+    const result = await trx.deleteFrom('configurations').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
 }
