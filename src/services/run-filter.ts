@@ -1,27 +1,17 @@
 import { z } from 'zod';
 import type { RunRow } from '../db/database.ts';
-import { RUN_STATUSES, TERMINATION_REASONS, type RunStatus, type TerminationReason } from '../runtime/run.ts';
+import type { RunFilter } from '../db/repositories/runs.ts';
+import { RUN_STATUSES, TERMINATION_REASONS, type TerminationReason } from '../runtime/run.ts';
 import type { Actor } from '../tools/tool.ts';
 import { ForbiddenError } from '../errors.ts';
 import { parseInput } from './validate.ts';
 
 /**
- * Which runs a list or a live feed shows (DESIGN.md 8b `RunFilter`), with raw ids (the resolver
- * decodes global ids). The SQL of `runs` (db/repositories/runs.ts) and the in-memory test of the
- * live feeds (`matchesRunFilter`) read this one shape, so a list and its feed always agree.
+ * Which runs a list or a live feed shows (DESIGN.md 8b `RunFilter`; the shape is declared beside
+ * its SQL in db/repositories/runs.ts). The list (`listRuns`) and the live feeds
+ * (`matchesRunFilter`) read this one shape, so a list and its feed always agree.
  */
-export interface RunFilter {
-  readonly configurationId: string | null;
-  readonly userId: string | null;
-  /** Empty = any status. */
-  readonly status: readonly RunStatus[];
-  /** Empty = any reason (a run still open has none). */
-  readonly terminationReason: readonly TerminationReason[];
-  /** Inclusive lower bound of `created_at`. */
-  readonly createdFrom: Date | null;
-  /** Exclusive upper bound of `created_at`. */
-  readonly createdTo: Date | null;
-}
+export type { RunFilter };
 
 export const NO_RUN_FILTER: RunFilter = Object.freeze({
   configurationId: null,

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { RunStatus } from '../../runtime/run.ts';
-import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
+import type { Database, Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 import { prepared } from '../prepared.ts';
 
@@ -197,14 +197,35 @@ export interface RunKey {
   readonly id: string;
 }
 
+/** Which runs a list shows (raw ids); empty lists and nulls leave a field open. See services/run-filter.ts. */
+export interface RunFilter {
+  readonly configurationId: string | null;
+  readonly userId: string | null;
+  readonly status: readonly RunStatus[];
+  readonly terminationReason: readonly string[];
+  /** Inclusive. */
+  readonly createdFrom: Date | null;
+  /** Exclusive. */
+  readonly createdTo: Date | null;
+}
+
+function filtered<Q extends SelectQueryBuilder<Database, 'runs', any>>(query: Q, filter: RunFilter): Q {
+  let q: SelectQueryBuilder<Database, 'runs', any> = query;
+  if (filter.configurationId !== null) q = q.where('configuration_id', '=', filter.configurationId);
+  if (filter.userId !== null) q = q.where('user_id', '=', filter.userId);
+  if (filter.status.length > 0) q = q.where('status', 'in', [...filter.status]);
+  if (filter.terminationReason.length > 0) q = q.where('termination_reason', 'in', [...filter.terminationReason]);
+  if (filter.createdFrom !== null) q = q.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdTo !== null) q = q.where('created_at', '<', filter.createdTo);
+  return q as Q;
+}
+
 /**
  * Newest first, keyset-paginated on (created_at, id) so pages stay stable while runs are added:
  * `after` is an older bound, `before` a newer one.
  */
-export async function listRuns(db: Db, options: { userId: string | null; status: RunStatus | null } & KeysetPage<RunKey>): Promise<RunRow[]> {
-  let query = db.selectFrom('runs').selectAll();
-  if (options.userId !== null) query = query.where('user_id', '=', options.userId);
-  if (options.status !== null) query = query.where('status', '=', options.status);
+export async function listRuns(db: Db, options: { filter: RunFilter } & KeysetPage<RunKey>): Promise<RunRow[]> {
+  let query = filtered(db.selectFrom('runs').selectAll(), options.filter);
   if (options.after !== null) {
     const { createdAt, id } = options.after;
     query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
@@ -215,6 +236,14 @@ export async function listRuns(db: Db, options: { userId: string | null; status:
   }
   const direction = options.inverted ? 'asc' : 'desc';
   return query.orderBy('created_at', direction).orderBy('id', direction).limit(options.limit).execute();
+}
+
+/** How many runs the filter matches (a list's `totalCount`). */
+export async function countRuns(db: Db, filter: RunFilter): Promise<number> {
+  const row = await filtered(db.selectFrom('runs'), filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** Steps in sequence order between the `after` and `before` sequences (see KeysetPage). */

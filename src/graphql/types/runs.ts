@@ -1,9 +1,10 @@
 import { resolveCursorConnection, type DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
-import { findRunsByIds, listRuns, pageRunSteps, type RunKey } from '../../db/repositories/runs.ts';
+import { countRuns, findRunsByIds, listRuns, pageRunSteps, type RunFilter, type RunKey } from '../../db/repositories/runs.ts';
+import { runFilterFor } from '../../services/run-filter.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import { RUN_STATUSES, TERMINATION_REASONS } from '../../runtime/run.ts';
+import { RUN_STATUSES, TERMINATION_REASONS, type RunStatus, type TerminationReason } from '../../runtime/run.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
 import { builder } from '../builder.ts';
 import { pageSizeExtensions, type PageSize } from '../query-cost.ts';
@@ -139,25 +140,70 @@ function runKeyOf(cursor: Cursor): RunKey {
   return { createdAt, id };
 }
 
-builder.queryFields((t) => ({
-  runs: t.connection({
-    type: RunRef,
-    description: `Newest first. A non-admin sees only their own runs. ${RUN_PAGE.defaultSize} runs unless first or last says otherwise (at most ${RUN_PAGE.maxSize}).`,
-    extensions: pageSizeExtensions(RUN_PAGE),
-    args: { status: t.arg({ type: RunStatusEnum }) },
-    resolve: (_root, args, context) => {
-      const viewer = context.viewer!;
-      return connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (page) =>
-        listRuns(context.services.db, {
-          userId: viewer.isAdmin ? null : viewer.id,
-          status: args.status ?? null,
-          ...page,
-          after: page.after === null ? null : runKeyOf(page.after),
-          before: page.before === null ? null : runKeyOf(page.before),
-        }),
-      );
-    },
+export const RunFilterInput = builder.inputType('RunFilter', {
+  description: 'Which runs to list or watch; every field narrows. A non-admin always gets their own runs (only admins may name userId).',
+  fields: (t) => ({
+    configurationId: t.globalID({ for: [ConfigurationRef] }),
+    userId: t.globalID({ for: [UserRef], description: 'Admins only.' }),
+    status: t.field({ type: [RunStatusEnum], description: 'Any of these statuses.' }),
+    terminationReason: t.field({ type: [TerminationReasonEnum], description: 'Any of these reasons (an open run has none).' }),
+    createdFrom: t.field({ type: 'DateTime', description: 'Created at or after.' }),
+    createdTo: t.field({ type: 'DateTime', description: 'Created before.' }),
   }),
+});
+
+type RunFilterArgument = {
+  configurationId?: { id: string } | null;
+  userId?: { id: string } | null;
+  status?: readonly RunStatus[] | null;
+  terminationReason?: readonly TerminationReason[] | null;
+  createdFrom?: Date | null;
+  createdTo?: Date | null;
+} | null | undefined;
+
+/** The viewer's filter from the GraphQL argument (global ids decoded, the viewer's rule applied). */
+export function runFilterOf(context: Context, filter: RunFilterArgument): RunFilter {
+  return runFilterFor(context.viewer!, {
+    ...filter,
+    configurationId: filter?.configurationId?.id ?? null,
+    userId: filter?.userId?.id ?? null,
+  });
+}
+
+builder.queryFields((t) => ({
+  runs: t.connection(
+    {
+      type: RunRef,
+      description: `Newest first, filtered. A non-admin sees only their own runs. ${RUN_PAGE.defaultSize} runs unless first or last says otherwise (at most ${RUN_PAGE.maxSize}); last/before page backwards.`,
+      extensions: pageSizeExtensions(RUN_PAGE),
+      args: {
+        filter: t.arg({ type: RunFilterInput }),
+        status: t.arg({ type: RunStatusEnum, deprecationReason: 'Use filter: { status: [...] }.' }),
+      },
+      resolve: async (_root, args, context) => {
+        const filter = runFilterOf(context, args.status ? { ...args.filter, status: [...(args.filter?.status ?? []), args.status] } : args.filter);
+        const page = await connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (window) =>
+          listRuns(context.services.db, {
+            filter,
+            ...window,
+            after: window.after === null ? null : runKeyOf(window.after),
+            before: window.before === null ? null : runKeyOf(window.before),
+          }),
+        );
+        return { ...page, countTotal: () => countRuns(context.services.db, filter) };
+      },
+    },
+    {
+      name: 'RunConnection',
+      fields: (t) => ({
+        totalCount: t.int({
+          description: 'How many runs match the filter (all pages).',
+          resolve: (connection) => (connection as unknown as { countTotal(): Promise<number> }).countTotal(),
+        }),
+      }),
+    },
+    { name: 'RunEdge' },
+  ),
   run: t.field({
     type: RunRef,
     nullable: true,
