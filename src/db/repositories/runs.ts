@@ -192,8 +192,12 @@ export interface KeysetPage<Key> {
   readonly inverted: boolean;
 }
 
+/**
+ * Where a page of runs starts: the id of a run on the previous page. Its (created_at, id) is read
+ * in SQL: a timestamp carried in a cursor would lose PostgreSQL's microseconds, and the keyset
+ * would then repeat or skip runs created within the same millisecond.
+ */
 export interface RunKey {
-  readonly createdAt: Date;
   readonly id: string;
 }
 
@@ -226,14 +230,9 @@ function filtered<Q extends SelectQueryBuilder<Database, 'runs', any>>(query: Q,
  */
 export async function listRuns(db: Db, options: { filter: RunFilter } & KeysetPage<RunKey>): Promise<RunRow[]> {
   let query = filtered(db.selectFrom('runs').selectAll(), options.filter);
-  if (options.after !== null) {
-    const { createdAt, id } = options.after;
-    query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
-  }
-  if (options.before !== null) {
-    const { createdAt, id } = options.before;
-    query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]));
-  }
+  const keyOf = (id: string) => sql`(select k.created_at, k.id from runs k where k.id = ${id})`;
+  if (options.after !== null) query = query.where(sql<boolean>`(runs.created_at, runs.id) < ${keyOf(options.after.id)}`);
+  if (options.before !== null) query = query.where(sql<boolean>`(runs.created_at, runs.id) > ${keyOf(options.before.id)}`);
   const direction = options.inverted ? 'asc' : 'desc';
   return query.orderBy('created_at', direction).orderBy('id', direction).limit(options.limit).execute();
 }

@@ -40,6 +40,8 @@ type Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
+    "\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n": typeof types.RunListDocument,
+    "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunListCreateUserDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": typeof types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
@@ -97,6 +99,8 @@ const documents: Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
+    "\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n": types.RunListDocument,
+    "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunListCreateUserDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
@@ -246,6 +250,14 @@ export function graphql(source: "\n  mutation RunLifecycleCreateUser($name: Stri
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"): (typeof documents)["\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n"): (typeof documents)["\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -133,11 +133,13 @@ function stepSequenceOf(cursor: Cursor): number {
   return sequence;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A run cursor names a run (`run:<id>`; cursors of earlier versions, `run:<time>|<id>`, still work). */
 function runKeyOf(cursor: Cursor): RunKey {
-  const [stamp, id] = cursor.value.split('|');
-  const createdAt = new Date(stamp ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw invalidCursor(cursor.argument);
-  return { createdAt, id };
+  const id = cursor.value.split('|').at(-1) ?? '';
+  if (!UUID.test(id)) throw invalidCursor(cursor.argument);
+  return { id };
 }
 
 export const RunFilterInput = builder.inputType('RunFilter', {
@@ -182,7 +184,7 @@ builder.queryFields((t) => ({
       },
       resolve: async (_root, args, context) => {
         const filter = runFilterOf(context, args.status ? { ...args.filter, status: [...(args.filter?.status ?? []), args.status] } : args.filter);
-        const page = await connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => `${run.created_at.toISOString()}|${run.id}` }, (window) =>
+        const page = await connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => run.id }, (window) =>
           listRuns(context.services.db, {
             filter,
             ...window,
