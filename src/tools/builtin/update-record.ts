@@ -3,7 +3,7 @@ import type { ColumnChange, RowUpdate, ToolData, UpdateRefusal } from '../data.t
 import { ToolResult, tableArtifact } from '../result.ts';
 import type { Tool } from '../tool.ts';
 import { actingUser } from './actor-guard.ts';
-import { capCell, isCredentialColumn, MASKED_CELL } from '../../redaction/masking.ts';
+import { capCell, isCredentialColumn, MASKED_CELL, maskCell } from '../../redaction/masking.ts';
 import { NULL_CELL } from './read-records.ts';
 
 /** Columns one call may change (the data layer enforces the same bound). */
@@ -72,9 +72,9 @@ function inlineValue(value: string): string {
   return /^[\w.:@+-]{1,100}$/.test(value) ? value : JSON.stringify(capCell(value, 100));
 }
 
-/** A cell in a change line: NULL, or the value JSON-quoted after capping. */
+/** A cell in a change line: NULL, or the value with secret shapes masked, capped, JSON-quoted (as read_records shows cells). */
 function shownValue(value: string | null, maxChars: number): string {
-  return value === null ? NULL_CELL : JSON.stringify(capCell(value, maxChars));
+  return value === null ? NULL_CELL : JSON.stringify(maskCell(value, maxChars));
 }
 
 function keyPhrase(update: RowUpdate): string {
@@ -136,7 +136,7 @@ function previewLines(table: string, update: RowUpdate, changes: readonly Column
 /** Credential-like columns cannot be changed; masking here only guards against that rule ever slipping. */
 function artifactCell(column: string, value: string | null): string {
   if (isCredentialColumn(column)) return MASKED_CELL;
-  return value === null ? NULL_CELL : capCell(value);
+  return value === null ? NULL_CELL : maskCell(value);
 }
 
 export const updateRecordTool: Tool<Args, ToolData> = {

@@ -267,6 +267,20 @@ describe.each(TEST_DATABASES)('update_record (%s)', (kind) => {
     expect(await snapshot('orders')).toEqual(orders);
   });
 
+  it('should mask secret shapes in the values it shows (result, artifact, preview), as read_records does', async () => {
+    const key = ['sk', 'proj', 'A1b2C3d4E5f6G7h8J9k0'].join('-');
+    const change = { table: 'customers', key: { column: 'id', value: 5 }, changes: { name: `key ${key}` } };
+    const shown = await preview(writer, change);
+    expect(shown).not.toContain(key);
+    expect(shown).toContain('"key ***"');
+    const result = await update(writer, change);
+    expect(result.isError).toBe(false);
+    expect(JSON.stringify(result)).not.toContain(key);
+    expect(result.content).toContain('"key ***"');
+    // The row holds what was asked: masking is for what tools show, not what they write.
+    expect(await cell('customers', 'name', 5)).toBe(`key ${key}`);
+  });
+
   it('should preview the change before it runs, and change nothing', async () => {
     const before = await snapshot('customers');
     const name = await cell('customers', 'name', 8);
