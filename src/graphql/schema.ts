@@ -14,6 +14,7 @@ import './types/artifacts.ts';
 import './types/run-steps.ts';
 import './types/runs.ts';
 import './types/approvals.ts';
+import './types/run-start.ts';
 import './types/run-events.ts';
 
 /** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */

@@ -25,6 +25,10 @@ type Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": typeof types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": typeof types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": typeof types.ApprovalResetGroupDocument,
+    "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.DetachedStartRunDocument,
+    "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.DetachedRunStateDocument,
+    "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.DetachedCancelDocument,
+    "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.DetachedCreateUserDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": typeof types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": typeof types.RunAgentOwnersViewDocument,
@@ -82,6 +86,10 @@ const documents: Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": types.ApprovalResetGroupDocument,
+    "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.DetachedStartRunDocument,
+    "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.DetachedRunStateDocument,
+    "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.DetachedCancelDocument,
+    "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.DetachedCreateUserDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": types.RunAgentOwnersViewDocument,
@@ -186,6 +194,22 @@ export function graphql(source: "\n  mutation ApprovalDisableGroup($name: String
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"): (typeof documents)["\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"): (typeof documents)["\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
