@@ -13,6 +13,7 @@ import { createRunRecorder, type RunRecorder } from '../runtime/run-recorder.ts'
 import type { Actor } from '../tools/tool.ts';
 import { claimDecision, openSuspendedRun, sealSuspendedRun, visibleRun } from './approvals.ts';
 import { executeRun, resumeRun, type RunExecutionDeps, type SuspendedRun } from './run-execution.ts';
+import { runSelectionOf } from './tool-access.ts';
 import { parseInput } from './validate.ts';
 
 /** What the run manager uses: what running a loop reads, plus the bus its runs publish on. */
@@ -83,6 +84,10 @@ const runInputSchema = z.object({
   tools: z
     .array(z.string().max(64, 'must be at most 64 characters'))
     .max(200, 'must list at most 200 tools')
+    .nullish(),
+  toolGroups: z
+    .array(z.string().max(100, 'must be at most 100 characters'))
+    .max(50, 'must list at most 50 groups')
     .nullish(),
 });
 
@@ -201,6 +206,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   ): Promise<{ run: RunRow; events: AsyncIterableIterator<RunBusEvent<RunRow>> | null }> {
     if (stopping) throw new ForbiddenError('The server is shutting down; start the run again in a moment.');
     const input = parseInput(runInputSchema, rawInput);
+    // Stored and run EXPANDED (the tools of the ticked groups as registered at start): what ran.
+    const selection = runSelectionOf(services.registry, input.tools, input.toolGroups);
     const setup = await loadRunSetup(db, input.configurationId, actor.id);
     if (!setup) throw new NotFoundError('Configuration', input.configurationId);
     const { configuration } = setup;
@@ -213,7 +220,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       status: 'RUNNING',
       prompt: storedContent.prompt,
       privacy_level: level,
-      tool_selection: input.tools ? JSON.stringify(input.tools) : null,
+      tool_selection: selection ? JSON.stringify(selection) : null,
     } as const;
     const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
     if (!run) throw new RunLimitError(maxRunning);
@@ -233,7 +240,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
             setup,
             prompt: input.prompt,
             actor,
-            selection: input.tools ?? null,
+            selection,
             signal: controller.signal,
             onStep: (step) => recorder.recordStep(step),
           });

@@ -1,9 +1,10 @@
-import { resolveAllowedTools, type ConfigurationView } from '../access/allowed-tools.ts';
+import { expandRunSelection, resolveAllowedTools, type ConfigurationView } from '../access/allowed-tools.ts';
 import { explain, type GateInput, type ToolExplanation } from '../access/gate.ts';
 import type { ConfigurationRow, Db } from '../db/database.ts';
 import { findSkillIdsOfConfigurations } from '../db/repositories/configurations.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
 import { loadToolState, type StoredToolState } from '../db/repositories/tool-state.ts';
+import { ValidationError, type FieldIssue } from '../errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Actor } from '../tools/tool.ts';
 
@@ -52,4 +53,29 @@ export async function explainConfiguration(
   actor: Actor | null,
 ): Promise<ToolExplanation[]> {
   return explain(await gateInputFor(db, registry, configuration, actor));
+}
+
+/**
+ * A run's own selection (`RunAgentInput.tools` ∪ the tools of `toolGroups`), expanded against the
+ * registry. A name the registry does not know is refused by path (ValidationError), for tools and
+ * groups alike: a typo must not silently run with fewer tools. `null` = no selection of its own.
+ */
+export function runSelectionOf(
+  registry: ToolRegistry,
+  tools: readonly string[] | null | undefined,
+  toolGroups: readonly string[] | null | undefined,
+): string[] | null {
+  const groups = new Set(registry.groups());
+  const issues: FieldIssue[] = [
+    ...(tools ?? []).flatMap((name, index) =>
+      registry.get(name) ? [] : [{ path: ['tools', String(index)], message: 'names no registered tool; query runnableTools(configurationId) for the names you may select' }],
+    ),
+    ...(toolGroups ?? []).flatMap((name, index) =>
+      groups.has(name) ? [] : [{ path: ['toolGroups', String(index)], message: 'names no tool group; query runnableTools(configurationId) for the groups you may select' }],
+    ),
+  ];
+  if (issues.length > 0) {
+    throw new ValidationError(`Invalid input: ${issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, issues);
+  }
+  return expandRunSelection(tools, toolGroups, registry.all());
 }

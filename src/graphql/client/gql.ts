@@ -44,6 +44,11 @@ type Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
+    "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n": typeof types.ToolGroupsStartDocument,
+    "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n": typeof types.ToolGroupsOfferedDocument,
+    "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.ToolGroupsCreateUserDocument,
+    "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": typeof types.ToolGroupsSwitchDocument,
+    "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": typeof types.ToolGroupsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": typeof types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
@@ -105,6 +110,11 @@ const documents: Documents = {
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
+    "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n": types.ToolGroupsStartDocument,
+    "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n": types.ToolGroupsOfferedDocument,
+    "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.ToolGroupsCreateUserDocument,
+    "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": types.ToolGroupsSwitchDocument,
+    "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": types.ToolGroupsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
@@ -270,6 +280,26 @@ export function graphql(source: "\n  mutation RunLifecycleCreateUser($name: Stri
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"): (typeof documents)["\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n"): (typeof documents)["\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"): (typeof documents)["\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"): (typeof documents)["\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

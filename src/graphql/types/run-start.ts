@@ -8,7 +8,14 @@ export const RunAgentInput = builder.inputType('RunAgentInput', {
   fields: (t) => ({
     configurationId: t.id({ required: true }),
     prompt: t.string({ required: true }),
-    tools: t.stringList({ description: "The run's own tool selection, intersected with the configuration's allow-list." }),
+    tools: t.stringList({
+      description:
+        "The run's own tool selection (at most 200 names), with every tool of `toolGroups` added; intersected with the global switches, the configuration's allowed groups and its skills' lists. An unregistered name is refused (ValidationError). Omit both lists to select nothing of the run's own.",
+    }),
+    toolGroups: t.stringList({
+      description:
+        'Whole groups ticked for this run (at most 50 names): their tools, as registered when the run starts, join `tools`. A group switched off or outside the configuration stays refused. An unknown group is refused (ValidationError); runnableTools(configurationId) lists the groups.',
+    }),
   }),
 });
 
