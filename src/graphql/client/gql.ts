@@ -49,6 +49,15 @@ type Documents = {
     "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.ToolGroupsCreateUserDocument,
     "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": typeof types.ToolGroupsSwitchDocument,
     "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": typeof types.ToolGroupsResetDocument,
+    "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n": typeof types.RunnableToolsDocument,
+    "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n": typeof types.RunnableToolsDecisionsDocument,
+    "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.RunnableToolsStartDocument,
+    "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n": typeof types.RunnableToolsRequestDocument,
+    "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.RunnableToolsSetupDocument,
+    "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.RunnableToolsModelOfDocument,
+    "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n": typeof types.RunnableToolsSkilledDocument,
+    "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n": typeof types.RunnableToolsSwitchDocument,
+    "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": typeof types.RunnableToolsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": typeof types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
@@ -115,6 +124,15 @@ const documents: Documents = {
     "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.ToolGroupsCreateUserDocument,
     "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": types.ToolGroupsSwitchDocument,
     "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": types.ToolGroupsResetDocument,
+    "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n": types.RunnableToolsDocument,
+    "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n": types.RunnableToolsDecisionsDocument,
+    "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.RunnableToolsStartDocument,
+    "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n": types.RunnableToolsRequestDocument,
+    "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.RunnableToolsSetupDocument,
+    "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.RunnableToolsModelOfDocument,
+    "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n": types.RunnableToolsSkilledDocument,
+    "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n": types.RunnableToolsSwitchDocument,
+    "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": types.RunnableToolsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
@@ -300,6 +318,42 @@ export function graphql(source: "\n  mutation ToolGroupsSwitch($name: String!, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"): (typeof documents)["\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n"): (typeof documents)["\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n"): (typeof documents)["\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n"): (typeof documents)["\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"): (typeof documents)["\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n"): (typeof documents)["\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n"): (typeof documents)["\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"): (typeof documents)["\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
