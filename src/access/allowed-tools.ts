@@ -97,6 +97,24 @@ export function applyRunSelection(list: AllowList, selection: readonly string[] 
   return new Set(selection.filter((name) => list.has(name)));
 }
 
+/**
+ * The run's own selection as step 3 reads it: the named tools ∪ every tool of the named groups
+ * (of `tools`, normally every registered tool), each name once, the named tools first. `null`
+ * when neither list is given (the run selects nothing of its own); an empty list selects no tools.
+ * Expanding cannot widen anything either: the result is still intersected (step 3) and gated.
+ */
+export function expandRunSelection(
+  names: readonly string[] | null | undefined,
+  groups: readonly string[] | null | undefined,
+  tools: readonly GroupedTool[],
+): string[] | null {
+  if ((names === null || names === undefined) && (groups === null || groups === undefined)) return null;
+  const selected = new Set(names ?? []);
+  const ticked = new Set(groups ?? []);
+  for (const tool of tools) if (ticked.has(tool.group)) selected.add(tool.name);
+  return [...selected];
+}
+
 /** Steps 1 → 2 → 3 for one run of `config`; `tools` is every registered tool. */
 export function resolveAllowedTools(
   config: ConfigurationView,

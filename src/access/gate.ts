@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Actor, Tool, ToolLookup } from '../tools/tool.ts';
 import type { AllowList } from './allowed-tools.ts';
-import { isAvailable, type ToolState } from './availability.ts';
+import { groupEnabled, isAvailable, type ToolState } from './availability.ts';
 
 /**
  * Why the gate refused a tool, in the order the gate checks (cheapest and least revealing first).
@@ -9,6 +9,25 @@ import { isAvailable, type ToolState } from './availability.ts';
  */
 export const DENIAL_REASONS = ['notRegistered', 'toolDisabled', 'requiresAdmin', 'notAllowed'] as const;
 export type DenialReason = (typeof DENIAL_REASONS)[number];
+
+/**
+ * A refusal as a person reads it (a UI beside a disabled checkbox), saying what would change it.
+ * Never shown to the model: the model's strings stay generic (below).
+ */
+export function describeDenial(reason: DenialReason, tool: Pick<Tool, 'group' | 'name' | 'enabledByDefault'>, state: ToolState): string {
+  switch (reason) {
+    case 'notRegistered':
+      return 'No tool of this name is installed on this server.';
+    case 'toolDisabled':
+      return groupEnabled(state, tool.group)
+        ? 'An admin switched this tool off (or it is off by default); ask an admin to switch it on.'
+        : `An admin switched off its group "${tool.group}"; ask an admin to switch the group on.`;
+    case 'requiresAdmin':
+      return 'Only admins may use this tool.';
+    case 'notAllowed':
+      return "This configuration does not offer it (its allowed tool groups or its skills' tool lists); pick another configuration or ask an admin to allow it.";
+  }
+}
 
 
 export interface GateInput {

@@ -44,6 +44,17 @@ builder.objectType(StaleApprovalError, {
   interfaces: [ErrorInterface],
 });
 
+builder.objectType(RunLimitError, {
+  name: 'RunLimitError',
+  description:
+    'The user already has AIRLOCK_MAX_RUNNING_RUNS_PER_USER runs RUNNING (code RUN_LIMIT_REACHED): nothing was stored; wait for one to finish or cancel one, then start again.',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    limit: t.exposeInt('limit', { description: 'Running runs one user may have at once.' }),
+    code: t.string({ description: 'Always RUN_LIMIT_REACHED, the code the same refusal carries as a GraphQL error elsewhere.', resolve: () => 'RUN_LIMIT_REACHED' }),
+  }),
+});
+
 const CODES = new Map<Function, string>([
   [ValidationError, 'BAD_USER_INPUT'],
   [NotFoundError, 'NOT_FOUND'],

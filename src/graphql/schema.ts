@@ -9,11 +9,13 @@ import './types/providers.ts';
 import './types/models.ts';
 import './types/skills.ts';
 import './types/configurations.ts';
+import './types/runnable-tools.ts';
 import './types/budgets.ts';
 import './types/artifacts.ts';
 import './types/run-steps.ts';
 import './types/runs.ts';
 import './types/approvals.ts';
+import './types/run-start.ts';
 import './types/run-events.ts';
 
 /** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */

@@ -13,6 +13,7 @@ import { createRunRecorder, type RunRecorder } from '../runtime/run-recorder.ts'
 import type { Actor } from '../tools/tool.ts';
 import { claimDecision, openSuspendedRun, sealSuspendedRun, visibleRun } from './approvals.ts';
 import { executeRun, resumeRun, type RunExecutionDeps, type SuspendedRun } from './run-execution.ts';
+import { runSelectionOf } from './tool-access.ts';
 import { parseInput } from './validate.ts';
 
 /** What the run manager uses: what running a loop reads, plus the bus its runs publish on. */
@@ -46,7 +47,17 @@ export interface StartedRun {
 }
 
 export interface RunManager {
+  /**
+   * Starts a run tied to its caller (runAgent): `events` is subscribed before the loop starts, and
+   * the caller cancels the run when its client leaves.
+   */
   start(actor: Actor, input: unknown): Promise<StartedRun>;
+  /**
+   * Starts the same run detached from any connection (startRun): it runs to its end with no reader,
+   * opens no bus subscription (nothing buffers events nobody reads), and is stopped only by
+   * `cancel`, `cancelRunsOf` or `stop`. Counts against the per-user cap like any run.
+   */
+  startDetached(actor: Actor, input: unknown): Promise<RunRow>;
   /** Owner or admin; cancels a run driven by THIS process, or a run waiting for approval. */
   cancel(actor: Actor, runId: string): Promise<RunRow>;
   /** Approves or denies the turn a run waits on; resumes it in the background. */
@@ -73,6 +84,10 @@ const runInputSchema = z.object({
   tools: z
     .array(z.string().max(64, 'must be at most 64 characters'))
     .max(200, 'must list at most 200 tools')
+    .nullish(),
+  toolGroups: z
+    .array(z.string().max(100, 'must be at most 100 characters'))
+    .max(50, 'must list at most 50 groups')
     .nullish(),
 });
 
@@ -179,62 +194,83 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     return settled;
   }
 
+  /**
+   * Creates the run row (within the cap) and drives the loop in the background. `subscribe` opens
+   * the run's bus subscription BEFORE the loop starts (an attached caller misses nothing); a
+   * detached run opens none.
+   */
+  async function launch(
+    actor: Actor,
+    rawInput: unknown,
+    subscribe: boolean,
+  ): Promise<{ run: RunRow; events: AsyncIterableIterator<RunBusEvent<RunRow>> | null }> {
+    if (stopping) throw new ForbiddenError('The server is shutting down; start the run again in a moment.');
+    const input = parseInput(runInputSchema, rawInput);
+    // Stored and run EXPANDED (the tools of the ticked groups as registered at start): what ran.
+    const selection = runSelectionOf(services.registry, input.tools, input.toolGroups);
+    const setup = await loadRunSetup(db, input.configurationId, actor.id);
+    if (!setup) throw new NotFoundError('Configuration', input.configurationId);
+    const { configuration } = setup;
+    const level: PrivacyLevel = configuration.privacy_level;
+    const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
+    const row = {
+      id: randomUUID(),
+      configuration_id: configuration.id,
+      user_id: actor.id,
+      status: 'RUNNING',
+      prompt: storedContent.prompt,
+      privacy_level: level,
+      tool_selection: selection ? JSON.stringify(selection) : null,
+    } as const;
+    const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
+    if (!run) throw new RunLimitError(maxRunning);
+    const events = subscribe ? bus.subscribe(run.id) : null;
+    const runLogger = logger.child({ runId: run.id });
+    track(
+      run.id,
+      actor.id,
+      async (controller) => {
+        const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger, stopSignal: stopped.signal });
+        let outcome: RunOutcome;
+        let context: Omit<SuspendedRun, 'suspension'> | null = null;
+        try {
+          const result = await executeRun(services, {
+            runId: run.id,
+            configurationId: configuration.id,
+            setup,
+            prompt: input.prompt,
+            actor,
+            selection,
+            signal: controller.signal,
+            onStep: (step) => recorder.recordStep(step),
+          });
+          outcome = result.outcome;
+          context = {
+            allowList: result.input.gate.allowList === null ? null : [...result.input.gate.allowList],
+            settings: result.input.settings,
+          };
+        } catch (error) {
+          runLogger.error({ err: error }, 'run failed unexpectedly');
+          outcome = failure(FAILED_UNEXPECTEDLY);
+        }
+        await conclude(run, recorder, outcome, runLogger, context);
+      },
+      runLogger,
+    );
+    bus.publish({ type: 'started', runId: run.id });
+    return { run, events };
+  }
+
   const manager: RunManager = {
     async start(actor, rawInput) {
-      if (stopping) throw new ForbiddenError('The server is shutting down; start the run again in a moment.');
-      const input = parseInput(runInputSchema, rawInput);
-      const setup = await loadRunSetup(db, input.configurationId, actor.id);
-      if (!setup) throw new NotFoundError('Configuration', input.configurationId);
-      const { configuration } = setup;
-      const level: PrivacyLevel = configuration.privacy_level;
-      const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
-      const row = {
-        id: randomUUID(),
-        configuration_id: configuration.id,
-        user_id: actor.id,
-        status: 'RUNNING',
-        prompt: storedContent.prompt,
-        privacy_level: level,
-        tool_selection: input.tools ? JSON.stringify(input.tools) : null,
-      } as const;
-      const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
-      if (!run) throw new RunLimitError(maxRunning);
-      const events = bus.subscribe(run.id);
-      const runLogger = logger.child({ runId: run.id });
-      track(
-        run.id,
-        actor.id,
-        async (controller) => {
-          const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger, stopSignal: stopped.signal });
-          let outcome: RunOutcome;
-          let context: Omit<SuspendedRun, 'suspension'> | null = null;
-          try {
-            const result = await executeRun(services, {
-              runId: run.id,
-              configurationId: configuration.id,
-              setup,
-              prompt: input.prompt,
-              actor,
-              selection: input.tools ?? null,
-              signal: controller.signal,
-              onStep: (step) => recorder.recordStep(step),
-            });
-            outcome = result.outcome;
-            context = {
-              allowList: result.input.gate.allowList === null ? null : [...result.input.gate.allowList],
-              settings: result.input.settings,
-            };
-          } catch (error) {
-            runLogger.error({ err: error }, 'run failed unexpectedly');
-            outcome = failure(FAILED_UNEXPECTEDLY);
-          }
-          await conclude(run, recorder, outcome, runLogger, context);
-        },
-        runLogger,
-      );
-      bus.publish({ type: 'started', runId: run.id });
-      return { run, events, cancel: () => active.get(run.id)?.controller.abort() };
+      const { run, events } = await launch(actor, rawInput, true);
+      return { run, events: events!, cancel: () => active.get(run.id)?.controller.abort() };
     },
+
+    async startDetached(actor, rawInput) {
+      return (await launch(actor, rawInput, false)).run;
+    },
+
 
     async decide(actor, runId, turnDigest, approved) {
       const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);

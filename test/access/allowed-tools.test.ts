@@ -3,6 +3,7 @@ import {
   applyGroupFilter,
   applyRunSelection,
   effectiveSkills,
+  expandRunSelection,
   resolveAllowedTools,
   skillAllowList,
   type AllowList,
@@ -116,5 +117,22 @@ describe('resolveAllowedTools', () => {
   it('should stay unrestricted when nothing restricts', () => {
     expect(resolveAllowedTools(config([]), tools)).toBeNull();
     expect(resolveAllowedTools(config([]), tools, null)).toBeNull();
+  });
+});
+
+describe('run selection by group', () => {
+  it('should select the named tools and every tool of the named groups, each once, named tools first', () => {
+    expect(expandRunSelection(['get_env', 'read_records'], ['content', 'structure'], tools)).toEqual(['get_env', 'read_records', 'describe_tables']);
+  });
+
+  it('should select nothing of its own when neither list is given, and no tools for two empty lists', () => {
+    expect(expandRunSelection(undefined, null, tools)).toBeNull();
+    expect(expandRunSelection([], [], tools)).toEqual([]);
+    expect(expandRunSelection(null, ['system'], tools)).toEqual(tools.filter((tool) => tool.group === 'system').map((tool) => tool.name));
+  });
+
+  it('should never widen the configuration: a ticked group outside its allowed groups adds nothing', () => {
+    const selection = expandRunSelection(null, ['content', 'system'], tools);
+    expect(names(resolveAllowedTools(config([], ['content', 'structure']), tools, selection))).toEqual(['read_records']);
   });
 });

@@ -25,6 +25,10 @@ type Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": typeof types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": typeof types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": typeof types.ApprovalResetGroupDocument,
+    "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.DetachedStartRunDocument,
+    "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.DetachedRunStateDocument,
+    "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.DetachedCancelDocument,
+    "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.DetachedCreateUserDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": typeof types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": typeof types.RunAgentOwnersViewDocument,
@@ -42,6 +46,20 @@ type Documents = {
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": typeof types.RunLifecycleStoredStepsDocument,
     "\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n": typeof types.RunListDocument,
     "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunListCreateUserDocument,
+    "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n": typeof types.ToolGroupsStartDocument,
+    "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n": typeof types.ToolGroupsOfferedDocument,
+    "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.ToolGroupsCreateUserDocument,
+    "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": typeof types.ToolGroupsSwitchDocument,
+    "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": typeof types.ToolGroupsResetDocument,
+    "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n": typeof types.RunnableToolsDocument,
+    "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n": typeof types.RunnableToolsDecisionsDocument,
+    "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.RunnableToolsStartDocument,
+    "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n": typeof types.RunnableToolsRequestDocument,
+    "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.RunnableToolsSetupDocument,
+    "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.RunnableToolsModelOfDocument,
+    "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n": typeof types.RunnableToolsSkilledDocument,
+    "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n": typeof types.RunnableToolsSwitchDocument,
+    "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": typeof types.RunnableToolsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": typeof types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
@@ -84,6 +102,10 @@ const documents: Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": types.ApprovalResetGroupDocument,
+    "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.DetachedStartRunDocument,
+    "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.DetachedRunStateDocument,
+    "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.DetachedCancelDocument,
+    "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.DetachedCreateUserDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": types.RunAgentOwnersViewDocument,
@@ -101,6 +123,20 @@ const documents: Documents = {
     "\n  query RunLifecycleStoredSteps($id: ID!) { run(id: $id) { steps(first: 50) { edges { node { sequence kind } } } } }\n": types.RunLifecycleStoredStepsDocument,
     "\n  query RunList($filter: RunFilter, $first: Int, $after: String, $last: Int, $before: String) {\n    runs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {\n      totalCount\n      edges { cursor node { id status terminationReason user { name } configuration { name } } }\n      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n    }\n  }\n": types.RunListDocument,
     "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunListCreateUserDocument,
+    "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n": types.ToolGroupsStartDocument,
+    "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n": types.ToolGroupsOfferedDocument,
+    "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.ToolGroupsCreateUserDocument,
+    "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": types.ToolGroupsSwitchDocument,
+    "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": types.ToolGroupsResetDocument,
+    "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n": types.RunnableToolsDocument,
+    "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n": types.RunnableToolsDecisionsDocument,
+    "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.RunnableToolsStartDocument,
+    "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n": types.RunnableToolsRequestDocument,
+    "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.RunnableToolsSetupDocument,
+    "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.RunnableToolsModelOfDocument,
+    "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n": types.RunnableToolsSkilledDocument,
+    "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n": types.RunnableToolsSwitchDocument,
+    "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n": types.RunnableToolsResetDocument,
     "\n  query TruncationOfConfiguration($id: ID!) { configuration(id: $id) { truncation quarantineToolOutput } }\n": types.TruncationOfConfigurationDocument,
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
@@ -193,6 +229,22 @@ export function graphql(source: "\n  mutation ApprovalResetGroup($name: String!)
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"): (typeof documents)["\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"): (typeof documents)["\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation DetachedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -258,6 +310,62 @@ export function graphql(source: "\n  query RunList($filter: RunFilter, $first: I
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation RunListCreateUser { createUser(input: { name: \"lister\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ToolGroupsStart($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id } ... on ValidationError { message issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n"): (typeof documents)["\n  query ToolGroupsOffered($id: ID!) { run(id: $id) { status steps(first: 10) { edges { node { kind offeredTools } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation ToolGroupsCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"): (typeof documents)["\n  mutation ToolGroupsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"): (typeof documents)["\n  mutation ToolGroupsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n"): (typeof documents)["\n  query RunnableTools($id: ID!) {\n    runnableTools(configurationId: $id) {\n      name enabled offered offeredCount\n      tools { name description group effect requiresAdmin offered refusedBy reason }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n"): (typeof documents)["\n  query RunnableToolsDecisions($id: ID!, $asUser: ID) { configuration(id: $id) { toolDecisions(asUser: $asUser) { toolName offered reason } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation RunnableToolsStart($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n"): (typeof documents)["\n  query RunnableToolsRequest($id: ID!) { run(id: $id) { status steps(first: 5) { edges { node { kind offeredTools } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation RunnableToolsSetup {\n    skill: createSkill(input: { name: \"ops\", body: \"Operate.\", allowedTools: [\"read_records\", \"describe_tables\", \"get_env\"] }) { __typename ... on Skill { id } }\n    user: createUser(input: { name: \"checkbox-user\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"): (typeof documents)["\n  query RunnableToolsModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n"): (typeof documents)["\n  mutation RunnableToolsSkilled($model: ID!, $skill: ID!) {\n    createConfiguration(input: { name: \"skilled\", modelId: $model, skillIds: [$skill] }) { __typename ... on Configuration { id } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n"): (typeof documents)["\n  mutation RunnableToolsSwitch($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"): (typeof documents)["\n  mutation RunnableToolsReset($name: String!) { resetToolGroup(name: $name) { name } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

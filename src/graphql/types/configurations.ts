@@ -27,7 +27,7 @@ export const TruncationModeEnum = builder.enumType('TruncationMode', {
   description: `How tool content over the 50 000-byte cap is cut before the model sees it: HEAD keeps the start and ends with ${JSON.stringify(TRUNCATION_MARKER)}; MIDDLE keeps the start and the end with ${JSON.stringify(MIDDLE_TRUNCATION_MARKER)} between them. Never splits a character; a quarantine envelope stays whole.`,
 });
 
-const ToolDenialReasonEnum = builder.enumType('ToolDenialReason', {
+export const ToolDenialReasonEnum = builder.enumType('ToolDenialReason', {
   description: 'The FIRST rule that refuses a tool, in the order the gate checks them.',
   values: Object.fromEntries(
     DENIAL_REASONS.map((reason) => [reason.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase(), { value: reason }]),

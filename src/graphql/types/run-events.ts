@@ -9,6 +9,7 @@ import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
 import { pendingCallsOf, PendingToolCallRef, type PendingTurn } from './approvals.ts';
 import { RunStepRef, type StepView } from './run-steps.ts';
+import { RunAgentInput, runInputOf } from './run-start.ts';
 import { RunRef } from './runs.ts';
 
 type ClientEvent =
@@ -42,14 +43,6 @@ const RunEventUnion = builder.unionType('RunEvent', {
   types: [RunStartedEventRef, RunStepEventRef, RunSuspendedEventRef, RunFinishedEventRef],
   resolveType: (event) =>
     ({ started: RunStartedEventRef, step: RunStepEventRef, suspended: RunSuspendedEventRef, finished: RunFinishedEventRef })[event.kind],
-});
-
-const RunAgentInput = builder.inputType('RunAgentInput', {
-  fields: (t) => ({
-    configurationId: t.id({ required: true }),
-    prompt: t.string({ required: true }),
-    tools: t.stringList({ description: "The run's own tool selection, intersected with the configuration's allow-list." }),
-  }),
 });
 
 async function loadRun(context: Context, runId: string): Promise<RunRow> {
@@ -147,10 +140,7 @@ builder.subscriptionFields((t) => ({
     description: 'Starts a run and streams it: RunStartedEvent, one RunStepEvent per step, then RunFinishedEvent.',
     args: { input: t.arg({ type: RunAgentInput, required: true }) },
     subscribe: async (_root, { input }, context) => {
-      const started = await context.services.runs.start(context.viewer!, {
-        ...input,
-        configurationId: decodeIdFor('Configuration', input.configurationId),
-      });
+      const started = await context.services.runs.start(context.viewer!, runInputOf(input));
       return runStream(
         streamRun(context, started.run.id, started.events, { endOnSuspension: true, startedRun: started.run }),
         (endedEarly) => {
