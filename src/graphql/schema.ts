@@ -10,6 +10,7 @@ import './types/models.ts';
 import './types/skills.ts';
 import './types/configurations.ts';
 import './types/budgets.ts';
+import './types/usage.ts';
 import './types/artifacts.ts';
 import './types/run-steps.ts';
 import './types/runs.ts';

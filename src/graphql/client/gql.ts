@@ -44,6 +44,13 @@ type Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": typeof types.TruncationStoredStepsDocument,
+    "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n": typeof types.UsageSummaryDocument,
+    "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": typeof types.UsageCreateUserDocument,
+    "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteUserDocument,
+    "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteConfigurationDocument,
+    "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteModelDocument,
+    "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n": typeof types.UsageModelOfDocument,
+    "\n    query UsageViewer { viewer { id } }\n  ": typeof types.UsageViewerDocument,
     "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.LifecycleCreateUserDocument,
     "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": typeof types.LifecycleRotateDocument,
     "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetActiveDocument,
@@ -101,6 +108,13 @@ const documents: Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": types.TruncationStoredStepsDocument,
+    "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n": types.UsageSummaryDocument,
+    "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": types.UsageCreateUserDocument,
+    "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n": types.UsageDeleteUserDocument,
+    "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n": types.UsageDeleteConfigurationDocument,
+    "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n": types.UsageDeleteModelDocument,
+    "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n": types.UsageModelOfDocument,
+    "\n    query UsageViewer { viewer { id } }\n  ": types.UsageViewerDocument,
     "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.LifecycleCreateUserDocument,
     "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": types.LifecycleRotateDocument,
     "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetActiveDocument,
@@ -262,6 +276,34 @@ export function graphql(source: "\n  query TruncationModelOf($id: ID!) { configu
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"): (typeof documents)["\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n"): (typeof documents)["\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n"): (typeof documents)["\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n    query UsageViewer { viewer { id } }\n  "): (typeof documents)["\n    query UsageViewer { viewer { id } }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
