@@ -25,6 +25,12 @@ type Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": typeof types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": typeof types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": typeof types.ApprovalResetGroupDocument,
+    "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n": typeof types.BudgetsSpentDocument,
+    "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n": typeof types.SpentSetBudgetDocument,
+    "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": typeof types.SpentCreateUserDocument,
+    "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.SpentSetupDocument,
+    "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.SpentModelDocument,
+    "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.SpentConfigurationDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": typeof types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": typeof types.RunAgentOwnersViewDocument,
@@ -89,6 +95,12 @@ const documents: Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": types.ApprovalResetGroupDocument,
+    "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n": types.BudgetsSpentDocument,
+    "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n": types.SpentSetBudgetDocument,
+    "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": types.SpentCreateUserDocument,
+    "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": types.SpentSetupDocument,
+    "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.SpentModelDocument,
+    "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.SpentConfigurationDocument,
     "\n  mutation RunAgentCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.RunAgentCreateUserDocument,
     "\n  mutation RunAgentGrantTable($id: ID!, $table: String!) { grantTable(userId: $id, table: $table) { __typename } }\n": types.RunAgentGrantTableDocument,
     "\n  query RunAgentOwnersView($id: ID!) { run(id: $id) { finalContent prompt } }\n": types.RunAgentOwnersViewDocument,
@@ -200,6 +212,30 @@ export function graphql(source: "\n  mutation ApprovalDisableGroup($name: String
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n"): (typeof documents)["\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
