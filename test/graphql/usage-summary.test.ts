@@ -1,6 +1,7 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarizeUsage } from '../../src/db/repositories/usage.ts';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
@@ -129,6 +130,17 @@ describe.each(TEST_DATABASES)('usageSummary on %s', (kind) => {
     expect(await rows(['DAY'])).toEqual([
       { user: null, configuration: null, model: null, day: '2026-03-01', requests: 2, promptTokens: 30, completionTokens: 15, cost: 3 },
       { user: null, configuration: null, model: null, day: '2026-03-02', requests: 2, promptTokens: 101, completionTokens: 51, cost: 10.5 },
+    ]);
+  });
+
+  it("should cut days at UTC midnight whatever the session's time zone", async () => {
+    const days = await t.app.services.db.transaction().execute(async (trx) => {
+      await sql`set local timezone = 'America/New_York'`.execute(trx);
+      return summarizeUsage(trx, { from: new Date(FROM), to: new Date(TO), groupBy: ['DAY'], userId: null, limit: 10 });
+    });
+    expect(days.map((group) => [group.day, group.requests])).toEqual([
+      ['2026-03-01', 2],
+      ['2026-03-02', 2],
     ]);
   });
 
