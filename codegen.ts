@@ -34,7 +34,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumType: 'string-literal',
         // IDs travel as strings; JSON is whatever the client sends or reads, so `unknown` until checked.
-        scalars: { ID: 'string', DateTime: 'string', JSON: 'unknown' },
+        scalars: { ID: 'string', DateTime: 'string', Date: 'string', JSON: 'unknown' },
         strictScalars: true,
       },
     },

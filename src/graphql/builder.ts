@@ -17,6 +17,8 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
     DateTime: { Input: Date; Output: Date | string };
+    /** A calendar day, `YYYY-MM-DD`. */
+    Date: { Input: Date; Output: Date | string };
   };
   DefaultFieldNullability: false;
 }>({

@@ -22,7 +22,8 @@ import type { Plugin } from 'graphql-yoga';
  *   (at least 1), or the connection's default page size when neither is given: an absent `first`
  *   is never free;
  * - a list of objects an argument enumerates (`nodes(ids: [...])`) costs 1 + that many × its
- *   selection; any other list of objects 1 + ASSUMED_LIST_SIZE × its selection.
+ *   selection; a list that declares its size from its arguments (`listSizeExtensions`) costs
+ *   1 + that size × its selection; any other list of objects 1 + ASSUMED_LIST_SIZE × its selection.
  *
  * ROW_COST is the database row behind each connection item: a step is read whole whatever fields
  * are selected, so a thousand rows cost a thousand reads even for one field each.
@@ -53,6 +54,16 @@ const PAGE_SIZE_EXTENSION = 'airlockPageSize';
 /** Field `extensions` that declare a connection's page sizes: `t.connection({ extensions: pageSizeExtensions(SIZE), … })`. */
 export function pageSizeExtensions(size: PageSize): Record<string, unknown> {
   return { [PAGE_SIZE_EXTENSION]: size };
+}
+
+const LIST_SIZE_EXTENSION = 'airlockListSize';
+
+/**
+ * Field `extensions` of a list of objects that says, from the field's arguments (variables
+ * applied), how many items it can hold at most: `t.field({ type: [X], extensions: listSizeExtensions((args) => …) })`.
+ */
+export function listSizeExtensions(size: (args: Record<string, unknown>) => number): Record<string, unknown> {
+  return { [LIST_SIZE_EXTENSION]: size };
 }
 
 /** The page sizes of a field that takes `first` or `last`; null for a field that pages nothing. */
@@ -113,6 +124,8 @@ function estimatorFor(schema: GraphQLSchema): ComplexityEstimator {
       return 1 + items * (QUERY_COST.rowCost + childComplexity);
     }
     if (!isListType(getNullableType(field.type)) || (field.name === 'edges' && connectionTypes.has(type.name))) return 1 + childComplexity;
+    const declared = field.extensions?.[LIST_SIZE_EXTENSION] as ((args: Record<string, unknown>) => number) | undefined;
+    if (declared) return 1 + Math.max(declared(args), 1) * childComplexity;
     // A list an argument enumerates (`nodes(ids: [...])`) has that many items.
     const enumerated = Object.values(args).find((value): value is unknown[] => Array.isArray(value));
     return 1 + (enumerated ? enumerated.length : QUERY_COST.assumedListSize) * childComplexity;

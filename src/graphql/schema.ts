@@ -11,6 +11,7 @@ import './types/skills.ts';
 import './types/configurations.ts';
 import './types/runnable-tools.ts';
 import './types/budgets.ts';
+import './types/usage.ts';
 import './types/artifacts.ts';
 import './types/run-steps.ts';
 import './types/runs.ts';

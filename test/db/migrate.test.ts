@@ -114,4 +114,42 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     await migrateToLatest(handle.db);
     await handle.db.deleteFrom('users').where('id', '=', id).execute();
   });
+
+  it('should index every runs(filter) list and the usage summary ranges, and put the old indexes back on the way down', async () => {
+    const INDEXES = '20261201170000_index-run-lists-and-usage';
+    const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+    const before = names[names.indexOf(INDEXES) - 1]!;
+    const indexes = async () =>
+      Object.fromEntries(
+        (await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = 'public' and tablename in ('runs', 'usage_records')`.execute(handle.db)).rows
+          .map((row) => [row.indexname, row.indexdef.replace(/^.* USING btree /, '')]),
+      );
+    const migrateTo = async (name: string) => {
+      const { error } = await createMigrator(handle.db).migrateTo(name);
+      if (error) throw error;
+    };
+    const RUN_LISTS = {
+      runs_created_id_idx: '(created_at, id)',
+      runs_user_created_id_idx: '(user_id, created_at, id)',
+      runs_configuration_created_id_idx: '(configuration_id, created_at, id)',
+      runs_status_created_id_idx: '(status, created_at, id)',
+      runs_reason_created_id_idx: '(termination_reason, created_at, id)',
+    };
+    const USAGE = {
+      usage_records_created_idx: '(created_at) INCLUDE (user_id, configuration_id, model_id, prompt_tokens, completion_tokens, cost)',
+      usage_records_user_idx: '(user_id, created_at) INCLUDE (configuration_id, model_id, prompt_tokens, completion_tokens, cost)',
+      usage_records_model_idx: '(model_id, created_at)',
+    };
+    const REPLACED = ['runs_created_idx', 'runs_user_created_idx'];
+    const latest = await indexes();
+    expect(latest).toMatchObject({ ...RUN_LISTS, ...USAGE, runs_status_idx: '(status)', usage_records_configuration_idx: '(configuration_id, created_at)' });
+    for (const name of REPLACED) expect(latest).not.toHaveProperty(name);
+
+    await migrateTo(before);
+    const earlier = await indexes();
+    expect(earlier).toMatchObject({ runs_created_idx: '(created_at)', runs_user_created_idx: '(user_id, created_at)', runs_status_idx: '(status)', usage_records_user_idx: '(user_id, created_at)' });
+    for (const name of [...Object.keys(RUN_LISTS), 'usage_records_created_idx', 'usage_records_model_idx']) expect(earlier).not.toHaveProperty(name);
+    await migrateToLatest(handle.db);
+    expect(await indexes()).toEqual(latest);
+  });
 });

@@ -123,6 +123,20 @@ describe('the cost of what the README documents', () => {
     );
   });
 
+  it('should count usageSummary by the groups its arguments allow: one total, the days of its range by DAY, at most 500 otherwise', () => {
+    const summary = 'query($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) { usageSummary(from: $from, to: $to, groupBy: $groupBy) { day requests cost } }';
+    const cost = (groupBy: string[], from = '2026-03-01T00:00:00Z', to = '2026-04-01T00:00:00Z') => queryCostOf(schema, parse(summary), null, { from, to, groupBy });
+    expect(cost([])).toBe(1 + 1 * 3);
+    expect(cost(['DAY'])).toBe(1 + 31 * 3);
+    expect(cost(['DAY'], '2026-03-01T12:00:00Z', '2026-03-02T00:00:00.001Z')).toBe(1 + 2 * 3);
+    expect(cost(['DAY', 'USER'])).toBe(1 + 500 * 3);
+    expect(cost(['CONFIGURATION'])).toBe(1 + 500 * 3);
+    expect(cost(['DAY'], '2026-04-01T00:00:00Z', '2026-03-01T00:00:00Z')).toBe(1 + 500 * 3);
+    const everything = `{ usageSummary(from: "2026-01-01T00:00:00Z", to: "2027-01-01T00:00:00Z", groupBy: [USER, CONFIGURATION, MODEL, DAY]) {
+      user { id name } configuration { id name } model { id name } day requests promptTokens completionTokens cost } }`;
+    expect(queryCostOf(schema, parse(everything))).toBeLessThanOrEqual(QUERY_COST.maxCost);
+  });
+
   it('should declare the page sizes of every connection in the schema, none above 100', () => {
     const paged = Object.values(schema.getTypeMap())
       .filter(isObjectType)

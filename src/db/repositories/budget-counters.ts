@@ -113,3 +113,8 @@ export async function addToCounters(db: Db, keys: readonly CounterKey[], delta: 
     .whereRef('c.period_start', '=', 'locked.period_start')
     .execute();
 }
+
+/** One budget's counter for one period, if it was created. */
+export async function findCounter(db: Db, key: CounterKey): Promise<BudgetCounterRow | undefined> {
+  return db.selectFrom('budget_counters').selectAll().where('budget_id', '=', key.budgetId).where('period_start', '=', key.periodStart).executeTakeFirst();
+}

@@ -226,23 +226,33 @@ function filtered<Q extends SelectQueryBuilder<Database, 'runs', any>>(query: Q,
 
 /**
  * Newest first, keyset-paginated on (created_at, id) so pages stay stable while runs are added:
- * `after` is an older bound, `before` a newer one.
+ * `after` is an older bound, `before` a newer one. The bound is a row comparison, which the
+ * (…, created_at, id) indexes take as an index condition: a page deep in the list starts where
+ * its cursor is instead of filtering every newer run (bench/bin/explain.ts).
  */
 export async function listRuns(db: Db, options: { filter: RunFilter } & KeysetPage<RunKey>): Promise<RunRow[]> {
+  return listRunsQuery(db, options).execute();
+}
+
+/** The statement `listRuns` runs (bench/bin/explain.ts EXPLAINs it). */
+export function listRunsQuery(db: Db, options: { filter: RunFilter } & KeysetPage<RunKey>) {
   let query = filtered(db.selectFrom('runs').selectAll(), options.filter);
   const keyOf = (id: string) => sql`(select k.created_at, k.id from runs k where k.id = ${id})`;
   if (options.after !== null) query = query.where(sql<boolean>`(runs.created_at, runs.id) < ${keyOf(options.after.id)}`);
   if (options.before !== null) query = query.where(sql<boolean>`(runs.created_at, runs.id) > ${keyOf(options.before.id)}`);
   const direction = options.inverted ? 'asc' : 'desc';
-  return query.orderBy('created_at', direction).orderBy('id', direction).limit(options.limit).execute();
+  return query.orderBy('created_at', direction).orderBy('id', direction).limit(options.limit);
 }
 
 /** How many runs the filter matches (a list's `totalCount`). */
 export async function countRuns(db: Db, filter: RunFilter): Promise<number> {
-  const row = await filtered(db.selectFrom('runs'), filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
+  const row = await countRunsQuery(db, filter).executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** The statement `countRuns` runs (bench/bin/explain.ts EXPLAINs it). */
+export function countRunsQuery(db: Db, filter: RunFilter) {
+  return filtered(db.selectFrom('runs'), filter).select((eb) => eb.fn.countAll<number>().as('count'));
 }
 
 /** Steps in sequence order between the `after` and `before` sequences (see KeysetPage). */

@@ -25,6 +25,12 @@ type Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": typeof types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": typeof types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": typeof types.ApprovalResetGroupDocument,
+    "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n": typeof types.BudgetsSpentDocument,
+    "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n": typeof types.SpentSetBudgetDocument,
+    "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": typeof types.SpentCreateUserDocument,
+    "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.SpentSetupDocument,
+    "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.SpentModelDocument,
+    "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.SpentConfigurationDocument,
     "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.DetachedStartRunDocument,
     "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.DetachedRunStateDocument,
     "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.DetachedCancelDocument,
@@ -64,6 +70,13 @@ type Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": typeof types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": typeof types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": typeof types.TruncationStoredStepsDocument,
+    "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n": typeof types.UsageSummaryDocument,
+    "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": typeof types.UsageCreateUserDocument,
+    "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteUserDocument,
+    "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteConfigurationDocument,
+    "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n": typeof types.UsageDeleteModelDocument,
+    "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n": typeof types.UsageModelOfDocument,
+    "\n    query UsageViewer { viewer { id } }\n  ": typeof types.UsageViewerDocument,
     "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.LifecycleCreateUserDocument,
     "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": typeof types.LifecycleRotateDocument,
     "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": typeof types.LifecycleSetActiveDocument,
@@ -102,6 +115,12 @@ const documents: Documents = {
     "\n  query ApprovalPendingRuns { pendingApprovals { run { id } turnDigest } }\n": types.ApprovalPendingRunsDocument,
     "\n  mutation ApprovalDisableGroup($name: String!) { setToolGroupEnabled(name: $name, enabled: false) { enabled } }\n": types.ApprovalDisableGroupDocument,
     "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n": types.ApprovalResetGroupDocument,
+    "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n": types.BudgetsSpentDocument,
+    "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n": types.SpentSetBudgetDocument,
+    "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": types.SpentCreateUserDocument,
+    "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": types.SpentSetupDocument,
+    "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.SpentModelDocument,
+    "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.SpentConfigurationDocument,
     "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.DetachedStartRunDocument,
     "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.DetachedRunStateDocument,
     "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.DetachedCancelDocument,
@@ -141,6 +160,13 @@ const documents: Documents = {
     "\n  mutation TruncationSet($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { truncation quarantineToolOutput } ... on Error { message } }\n  }\n": types.TruncationSetDocument,
     "\n  query TruncationModelOf($id: ID!) { configuration(id: $id) { model { id } } }\n": types.TruncationModelOfDocument,
     "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n": types.TruncationStoredStepsDocument,
+    "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n": types.UsageSummaryDocument,
+    "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n": types.UsageCreateUserDocument,
+    "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n": types.UsageDeleteUserDocument,
+    "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n": types.UsageDeleteConfigurationDocument,
+    "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n": types.UsageDeleteModelDocument,
+    "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n": types.UsageModelOfDocument,
+    "\n    query UsageViewer { viewer { id } }\n  ": types.UsageViewerDocument,
     "\n  mutation LifecycleCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.LifecycleCreateUserDocument,
     "\n  mutation LifecycleRotate($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name tokenRotatedAt } } ... on Error { message } }\n  }\n": types.LifecycleRotateDocument,
     "\n  mutation LifecycleSetActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active isAdmin } ... on Error { message } }\n  }\n": types.LifecycleSetActiveDocument,
@@ -226,6 +252,30 @@ export function graphql(source: "\n  mutation ApprovalDisableGroup($name: String
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"): (typeof documents)["\n  mutation ApprovalResetGroup($name: String!) { resetToolGroup(name: $name) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n"): (typeof documents)["\n  query BudgetsSpent { budgets { scope subjectId period maxRequests spent { requests tokens cost } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation SpentCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -382,6 +432,34 @@ export function graphql(source: "\n  query TruncationModelOf($id: ID!) { configu
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"): (typeof documents)["\n  query TruncationStoredSteps($id: ID!) {\n    run(id: $id) { steps(first: 20) { edges { node { kind round toolName toolResult toolResultLength messagesSent } } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n"): (typeof documents)["\n  query UsageSummary($from: DateTime!, $to: DateTime!, $groupBy: [UsageGroupBy!]!) {\n    usageSummary(from: $from, to: $to, groupBy: $groupBy) {\n      user { id name }\n      configuration { id name }\n      model { id name }\n      day\n      requests\n      promptTokens\n      completionTokens\n      cost\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation UsageCreateUser($name: String!) {\n    createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation UsageDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n"): (typeof documents)["\n  query UsageModelOf($id: ID!) { node(id: $id) { ... on Configuration { model { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n    query UsageViewer { viewer { id } }\n  "): (typeof documents)["\n    query UsageViewer { viewer { id } }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

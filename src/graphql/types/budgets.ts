@@ -3,7 +3,7 @@ import type { BudgetRow, BudgetScope } from '../../db/database.ts';
 import { BUDGET_PERIODS, BUDGET_SCOPES } from '../../db/database.ts';
 import { listBudgets } from '../../db/repositories/budgets.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import { setBudget } from '../../services/budgets.ts';
+import { budgetSpent, setBudget } from '../../services/budgets.ts';
 import { builder } from '../builder.ts';
 
 const BudgetScopeEnum = builder.enumType('BudgetScope', { values: BUDGET_SCOPES });
@@ -11,6 +11,17 @@ const BudgetPeriodEnum = builder.enumType('BudgetPeriod', { values: BUDGET_PERIO
 
 const SCOPE_OF_TYPENAME: Readonly<Record<string, BudgetScope>> = { User: 'USER', Configuration: 'CONFIGURATION' };
 const TYPENAME_OF_SCOPE: Readonly<Record<BudgetScope, string>> = { USER: 'User', CONFIGURATION: 'Configuration' };
+
+const BudgetSpentRef = builder.simpleObject('BudgetSpent', {
+  description:
+    "What the budget counts in its current period (UTC day or month): the counter it enforces once a call was checked against it this period (calls in flight count with their planned cost; a call that never answered keeps its request), otherwise the subject's usage records since the period started.",
+  fields: (t) => ({
+    requests: t.int({ description: 'Provider calls.' }),
+    // Float: counters are bigint and may pass 2^31; exact below 2^53.
+    tokens: t.float({ description: 'Prompt and completion tokens of the answered calls.' }),
+    cost: t.float({ description: 'In the currency of the model prices.' }),
+  }),
+});
 
 const BudgetRef = builder.objectRef<BudgetRow>('Budget').implement({
   description: 'Spending limits of one user or configuration per period; 0 means unlimited.',
@@ -25,6 +36,7 @@ const BudgetRef = builder.objectRef<BudgetRow>('Budget').implement({
     maxTokens: t.exposeInt('max_tokens'),
     maxCost: t.exposeFloat('max_cost'),
     updatedAt: t.field({ type: 'DateTime', resolve: (budget) => budget.updated_at }),
+    spent: t.field({ type: BudgetSpentRef, resolve: (budget, _args, context) => budgetSpent(context.services.db, budget) }),
   }),
 });
 
