@@ -15,6 +15,7 @@ import './types/run-steps.ts';
 import './types/runs.ts';
 import './types/approvals.ts';
 import './types/run-events.ts';
+import './types/run-feeds.ts';
 
 /** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */
 export function buildSchema() {
