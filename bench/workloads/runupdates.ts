@@ -136,7 +136,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
     while (finalsSeen() < options.runs * options.subscribers && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     after = cpuMs(airlock.server.pid);
     const withSubscribers = before === null || after === null ? null : after - before;
-    const lastReceipt = Math.max(...receipts.flat().map((receipt) => receipt.at));
+    const lastReceipt = receipts.flat().reduce((latest, receipt) => Math.max(latest, receipt.at), measuredFrom);
 
     const lags: number[] = [];
     const finalLags: number[] = [];
@@ -163,7 +163,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
     const updates = receipts.reduce((sum, list) => sum + list.filter((receipt) => !receipt.snapshot).length, 0);
     const seconds = (lastReceipt - measuredFrom) / 1000;
     const cpuMsPerUpdate = withSubscribers === null || withoutSubscribers === null || updates === 0 ? null : (withSubscribers - withoutSubscribers) / updates;
-    const lag = { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: Math.max(...lags), samples: lags.length };
+    const lag = { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags.reduce((max, value) => Math.max(max, value), 0), samples: lags.length };
     const finalLag = { p50: quantile(finalLags, 0.5), p99: quantile(finalLags, 0.99) };
     const table = renderTable(
       ['runs', 'subscribers', 'updates', 'updates/s', 'lag p50 ms', 'lag p99 ms', 'final lag p99 ms', 'max/run/250ms', 'missing finals', 'server CPU s (none → with)', 'CPU ms/update'],
