@@ -101,7 +101,12 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     if (row.status === 'RUNNING' || row.status === 'WAITING_FOR_APPROVAL') known.set(row.id, { row, position: positionOf(row), shown: true });
   }
 
+  /** Settled runs the snapshot showed (at most snapshotSize): nothing of their history is news. */
+  const settledInSnapshot = new Map(snapshot.filter((row) => !known.has(row.id)).map((row) => [row.id, positionOf(row)]));
+
   const accept = (row: RunRow, position: Position, last: boolean) => {
+    const shownSettled = settledInSnapshot.get(row.id);
+    if (shownSettled && !after(position, shownSettled)) return;
     const entry = known.get(row.id);
     if (entry && !after(position, entry.position)) return;
     const matches = matchesRunFilter(row, filter);
@@ -109,8 +114,6 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     else known.set(row.id, { row, position, shown: matches || false });
     if (matches || entry?.shown) outbox.offer(row.id, row, last);
   };
-  /** Settled runs the snapshot showed: their finished event (if still in flight) is not news. */
-  const settledInSnapshot = new Map(snapshot.filter((row) => !known.has(row.id)).map((row) => [row.id, positionOf(row)]));
 
   const fold = async (event: RunBusEvent<RunRow>) => {
     switch (event.type) {
@@ -135,11 +138,6 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       case 'finished': {
         const run = event.run ?? (await findRunsByIds(deps.db, [event.runId]))[0];
         if (!run) return;
-        const seen = settledInSnapshot.get(run.id);
-        if (seen) {
-          settledInSnapshot.delete(run.id);
-          if (!after(positionOf(run), seen)) return;
-        }
         return accept(run, positionOf(run), true);
       }
     }

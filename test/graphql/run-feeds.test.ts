@@ -4,9 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import type { ApprovalFeedEventFieldsFragment, RunUpdateFieldsFragment } from '../../src/graphql/client/graphql.ts';
+import { randomUUID } from 'node:crypto';
+import type { RunRow } from '../../src/db/database.ts';
+import { findRunsByIds } from '../../src/db/repositories/runs.ts';
 import { runUpdates } from '../../src/services/run-feeds.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';
-import { SubscriberOverflowError } from '../../src/runtime/events.ts';
+import { createRunEventBus, SubscriberOverflowError } from '../../src/runtime/events.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member, textOf } from '../helpers/documents.ts';
@@ -269,6 +272,34 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
     expect(updates[0]!.snapshot).toBe(true);
     // Alice's feed over SSE: never the admin's run.
     expect(updates.every((update) => update.run.user?.name === 'feed-alice')).toBe(true);
+  });
+
+  it('should drop live events not newer than the snapshot, so nothing is shown twice or goes back in time', async () => {
+    const done = await start(alice.token, quick);
+    await done.done;
+    const [settled] = await findRunsByIds(t.app.services.db, [decodeGlobalID(done.id).id]);
+    expect(settled).toMatchObject({ status: 'COMPLETED', state_version: 1 });
+    // A bus of our own, so the test decides what was published between subscribing and reading the snapshot.
+    const bus = createRunEventBus<RunRow>();
+    const feed = await runUpdates({ ...t.app.services, bus }, { ...NO_RUN_FILTER, configurationId: settled!.configuration_id, createdFrom: settled!.created_at });
+    const snapshot = await feed.next();
+    expect(snapshot.value).toMatchObject({ snapshot: true, run: { id: settled!.id, status: 'COMPLETED' } });
+    // Stale: the settled run's own history, published before the snapshot was read.
+    const running = { ...settled!, status: 'RUNNING' as const, state_version: 0, finished_at: null, termination_reason: null };
+    bus.publish({ type: 'started', runId: settled!.id, run: running });
+    bus.publish({ type: 'step', runId: settled!.id, sequence: 1, stateVersion: 0, progress: { iterations: 1, usage: { promptTokens: 1, completionTokens: 1, cost: 0 } }, full: {} as never, filtered: {} as never });
+    bus.publish({ type: 'finished', runId: settled!.id, finalContent: null, run: settled! });
+    // New: another run, created after the snapshot.
+    const fresh = { ...running, id: randomUUID(), created_at: new Date() };
+    bus.publish({ type: 'started', runId: fresh.id, run: fresh });
+    bus.publish({ type: 'finished', runId: fresh.id, finalContent: null, run: { ...fresh, status: 'COMPLETED', state_version: 1, finished_at: new Date() } });
+    const live = [(await feed.next()).value, (await feed.next()).value];
+    expect(live.map((update) => [update.run.id, update.run.status, update.snapshot])).toEqual([
+      [fresh.id, 'RUNNING', false],
+      [fresh.id, 'COMPLETED', false],
+    ]);
+    await feed.return(undefined);
+    expect(bus.subscriberCount()).toBe(0);
   });
 
   it('should cut off a reader that stops reading, with an error saying to subscribe again', async () => {
