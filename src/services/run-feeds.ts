@@ -123,6 +123,8 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
         const entry = known.get(event.runId);
         if (!entry) return;
         const { progress } = event;
+        // Only LLM steps move the totals; a REQUEST or TOOL step shows nothing new on a list.
+        if (progress.iterations === entry.row.iterations && progress.usage.promptTokens === entry.row.prompt_tokens && progress.usage.completionTokens === entry.row.completion_tokens) return;
         const row: RunRow = {
           ...entry.row,
           iterations: Math.max(entry.row.iterations, progress.iterations),
