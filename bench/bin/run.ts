@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   });
 
   await attempt('runupdates', `Workload 7 — live runs list (200 runs in flight, 100 runUpdates subscribers over graphql-ws)`, async () => {
-    const result = await runRunUpdates({ runs: 200, subscribers: 100, rounds: 5, latencyMs: 60 });
+    const result = await runRunUpdates({ runs: 200, subscribers: Number(process.env.BENCH_RUNUPDATES_SUBSCRIBERS ?? 100), rounds: 5, latencyMs: 60 });
     return { table: result.table, targets: runUpdatesTargets(result), result };
   });
 

@@ -35,6 +35,8 @@ export interface RunUpdatesResult {
   readonly updatesPerSecond: number;
   readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
   readonly finalLag: { readonly p50: number; readonly p99: number };
+  /** Lag of the first update of each run (its creation): never held back by the coalescing window. */
+  readonly createdLag: { readonly p50: number; readonly p99: number };
   readonly maxUpdatesPerRunPer250ms: number;
   readonly missingFinals: number;
   readonly serverCpuMs: { readonly withoutSubscribers: number | null; readonly withSubscribers: number | null };
@@ -140,6 +142,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
 
     const lags: number[] = [];
     const finalLags: number[] = [];
+    const createdLags: number[] = [];
     let maxPerWindow = 0;
     let missingFinals = 0;
     for (const list of receipts) {
@@ -147,6 +150,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
       for (const receipt of list) if (!receipt.snapshot) perRun.set(receipt.runId, [...(perRun.get(receipt.runId) ?? []), receipt]);
       for (const [, runReceipts] of perRun) {
         lags.push(runReceipts[0]!.at - runReceipts[0]!.createdAt);
+        createdLags.push(runReceipts[0]!.at - runReceipts[0]!.createdAt);
         const final = runReceipts.find((receipt) => SETTLED.has(receipt.status));
         if (final && final.finishedAt !== null) {
           lags.push(final.at - final.finishedAt);
@@ -165,8 +169,9 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
     const cpuMsPerUpdate = withSubscribers === null || withoutSubscribers === null || updates === 0 ? null : (withSubscribers - withoutSubscribers) / updates;
     const lag = { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags.reduce((max, value) => Math.max(max, value), 0), samples: lags.length };
     const finalLag = { p50: quantile(finalLags, 0.5), p99: quantile(finalLags, 0.99) };
+    const createdLag = { p50: quantile(createdLags, 0.5), p99: quantile(createdLags, 0.99) };
     const table = renderTable(
-      ['runs', 'subscribers', 'updates', 'updates/s', 'lag p50 ms', 'lag p99 ms', 'final lag p99 ms', 'max/run/250ms', 'missing finals', 'server CPU s (none → with)', 'CPU ms/update'],
+      ['runs', 'subscribers', 'updates', 'updates/s', 'lag p50 ms', 'lag p99 ms', 'created lag p50/p99', 'final lag p50/p99', 'max/run/250ms', 'missing finals', 'server CPU s (none → with)', 'CPU ms/update'],
       [
         [
           String(options.runs),
@@ -175,7 +180,8 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
           fmt(updates / seconds),
           fmt(lag.p50),
           fmt(lag.p99),
-          fmt(finalLag.p99),
+          `${fmt(createdLag.p50)} / ${fmt(createdLag.p99)}`,
+          `${fmt(finalLag.p50)} / ${fmt(finalLag.p99)}`,
           String(maxPerWindow),
           String(missingFinals),
           `${fmt((withoutSubscribers ?? 0) / 1000)} → ${fmt((withSubscribers ?? 0) / 1000)}`,
@@ -191,6 +197,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
       updatesPerSecond: updates / seconds,
       lag,
       finalLag,
+      createdLag,
       maxUpdatesPerRunPer250ms: maxPerWindow,
       missingFinals,
       serverCpuMs: { withoutSubscribers, withSubscribers },
@@ -206,7 +213,7 @@ export async function runRunUpdates(options: RunUpdatesOptions): Promise<RunUpda
 
 export function runUpdatesTargets(result: RunUpdatesResult): { target: string; figure: string; met: boolean | null }[] {
   return [
-    { target: 'p99 lag from a status change < 100 ms', figure: `p99 ${fmt(result.lag.p99)} ms (settled status: p99 ${fmt(result.finalLag.p99)} ms)`, met: result.lag.p99 < 100 },
+    { target: 'p99 lag from a status change < 100 ms', figure: `p99 ${fmt(result.lag.p99)} ms (creation: p99 ${fmt(result.createdLag.p99)} ms; settled status, which may wait out one 250 ms window: p99 ${fmt(result.finalLag.p99)} ms)`, met: result.lag.p99 < 100 },
     {
       target: '≤ 1 update per run per 250 ms, every final state delivered',
       figure: `at most ${result.maxUpdatesPerRunPer250ms} per run within 250 ms (receipt times); ${result.missingFinals} final states missing`,
