@@ -19,13 +19,14 @@ import { progressDone } from '../lib/progress.ts';
 import type { TargetCheck } from '../lib/targets.ts';
 import { runAgentRuns } from '../workloads/agent-runs.ts';
 import { fanoutTarget, runFanout } from '../workloads/fanout.ts';
+import { runRunUpdates, runUpdatesTargets } from '../workloads/runupdates.ts';
 import { runLoad } from '../workloads/load.ts';
 import { runMemory } from '../workloads/memory.ts';
 import { runMicro } from '../workloads/micro.ts';
 import { runPersistence } from '../workloads/persistence.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -135,6 +136,11 @@ async function main(): Promise<void> {
       k: 3,
     });
     return { table: result.table, targets: result.targets, result };
+  });
+
+  await attempt('runupdates', `Workload 7 — live runs list (200 runs in flight, 100 runUpdates subscribers over graphql-ws)`, async () => {
+    const result = await runRunUpdates({ runs: 200, subscribers: Number(process.env.BENCH_RUNUPDATES_SUBSCRIBERS ?? 100), rounds: 5, latencyMs: 60 });
+    return { table: result.table, targets: runUpdatesTargets(result), result };
   });
 
   await attempt('micro', 'Workload 5 — micro: the tool-result seam on 50 KB inputs', async () => {

@@ -176,6 +176,11 @@ export interface RunsTable {
   /** Sealed suspended loop state (secret-box, context `run:<id>:suspended`); null unless waiting. */
   suspended_state: string | null;
   suspended_digest: string | null;
+  /**
+   * Raised by every change of the run's state (parked, claimed, settled); never lowered. The live
+   * feeds compare it (with the step sequence) to drop events older than their snapshot.
+   */
+  state_version: Generated<number>;
 }
 
 export interface RunStepsTable {

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, RunLimitError, StaleApprovalError, ValidationError } from '../errors.ts';
 import { builder } from './builder.ts';
+import { SubscriberOverflowError } from '../runtime/events.ts';
 
 /** Every typed error implements `Error { message }`, so clients can select `... on Error`. */
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
@@ -62,6 +63,7 @@ const CODES = new Map<Function, string>([
   [ForbiddenError, 'FORBIDDEN'],
   [StaleApprovalError, 'CONFLICT'],
   [RunLimitError, 'RUN_LIMIT_REACHED'],
+  [SubscriberOverflowError, 'SUBSCRIBER_OVERFLOW'],
 ]);
 
 /**

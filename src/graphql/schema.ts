@@ -18,6 +18,7 @@ import './types/runs.ts';
 import './types/approvals.ts';
 import './types/run-start.ts';
 import './types/run-events.ts';
+import './types/run-feeds.ts';
 
 /** The executable schema, lexicographically sorted so the printed SDL diffs cleanly. */
 export function buildSchema() {

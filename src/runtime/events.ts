@@ -1,6 +1,15 @@
+import { DomainError } from '../errors.ts';
 import type { PendingCallPreview } from './approval.ts';
 import type { ToolCall } from './llm.ts';
 import type { StoredStep } from './privacy.ts';
+import type { PricedUsage } from './usage.ts';
+
+/** What a run has done so far (its row holds these only once it is parked or settled). */
+export interface RunProgress {
+  /** LLM steps so far (the settled row's count leaves out a synthesis call). */
+  readonly iterations: number;
+  readonly usage: PricedUsage;
+}
 
 /**
  * What happens to a run, as it happens. Published only after the matching row is written. `Run` is
@@ -8,11 +17,15 @@ import type { StoredStep } from './privacy.ts';
  * change it carry it, so no reader has to load it again.
  */
 export type RunBusEvent<Run = unknown> =
-  | { readonly type: 'started'; readonly runId: string }
+  | { readonly type: 'started'; readonly runId: string; /** The run as created (RUNNING). */ readonly run: Run }
   | {
       readonly type: 'step';
       readonly runId: string;
       readonly sequence: number;
+      /** The run's state version while this step ran (the row's, as of the last park, claim or start). */
+      readonly stateVersion: number;
+      /** Totals up to and including this step. */
+      readonly progress: RunProgress;
       /** Verbatim: for admins' live stream. */
       readonly full: StoredStep;
       /** At the run's privacy level, exactly as stored: for everyone else. */
@@ -26,6 +39,16 @@ export type RunBusEvent<Run = unknown> =
       readonly previews: readonly PendingCallPreview[];
       readonly digest: string;
       /** The run as parked (WAITING_FOR_APPROVAL). */
+      readonly run: Run;
+    }
+  | {
+      readonly type: 'decided';
+      readonly runId: string;
+      /** The turn that was decided. */
+      readonly digest: string;
+      readonly approved: boolean;
+      readonly decidedBy: { readonly id: string; readonly name: string };
+      /** The run as claimed for the decision (RUNNING again). */
       readonly run: Run;
     }
   | {
@@ -50,6 +73,12 @@ export interface RunEventBus<Run = unknown> {
   publish(event: RunBusEvent<Run>): void;
   /** Events of one run from now on; `return()` unsubscribes. */
   subscribe(runId: string): AsyncIterableIterator<RunBusEvent<Run>>;
+  /**
+   * The list-level topic: events of every run from now on (only the given types, when listed), in
+   * publication order per run; same registration and overflow rules as `subscribe`. The live list
+   * feeds read it; a distributed bus serves it from one shared channel.
+   */
+  subscribeAll(options?: { readonly types?: readonly RunBusEvent['type'][] }): AsyncIterableIterator<RunBusEvent<Run>>;
   /** Open subscriptions (for tests and metrics). */
   subscriberCount(): number;
 }
@@ -60,11 +89,17 @@ export interface RunEventBus<Run = unknown> {
  */
 export const SUBSCRIBER_BUFFER = 10_000;
 
-export class SubscriberOverflowError extends Error {
+/**
+ * A subscriber fell too far behind and was cut off. A domain error (code `SUBSCRIBER_OVERFLOW`):
+ * its message is ours, says what happened and what to do next, and reaches the client unmasked.
+ */
+export class SubscriberOverflowError extends DomainError {
   override readonly name = 'SubscriberOverflowError';
 }
 
 interface Channel<Run> {
+  /** For list-level channels: the event types it wants (null: all). */
+  readonly types: ReadonlySet<string> | null;
   readonly queue: RunBusEvent<Run>[];
   waiter: ((result: IteratorResult<RunBusEvent<Run>>) => void) | null;
   failure: Error | null;
@@ -73,59 +108,81 @@ interface Channel<Run> {
 
 export function createRunEventBus<Run = unknown>(): RunEventBus<Run> {
   const topics = new Map<string, Set<Channel<Run>>>();
+  /** The list-level topic (`subscribeAll`), keyed like a run topic. */
+  const ALL = Symbol('all runs');
+  const everyRun = new Set<Channel<Run>>();
   let subscribers = 0;
 
-  const close = (runId: string, channel: Channel<Run>) => {
+  const close = (topic: string | typeof ALL, channel: Channel<Run>) => {
     if (channel.closed) return;
     channel.closed = true;
     subscribers -= 1;
-    const set = topics.get(runId);
-    set?.delete(channel);
-    if (set?.size === 0) topics.delete(runId);
+    if (topic === ALL) {
+      everyRun.delete(channel);
+    } else {
+      const set = topics.get(topic);
+      set?.delete(channel);
+      if (set?.size === 0) topics.delete(topic);
+    }
     channel.waiter?.({ value: undefined, done: true });
     channel.waiter = null;
   };
 
+  const deliver = (topic: string | typeof ALL, channel: Channel<Run>, event: RunBusEvent<Run>) => {
+    if (channel.types && !channel.types.has(event.type)) return;
+    if (channel.waiter) {
+      const resolve = channel.waiter;
+      channel.waiter = null;
+      resolve({ value: event, done: false });
+    } else if (channel.queue.length >= SUBSCRIBER_BUFFER) {
+      const of = topic === ALL ? 'the runs list' : `run ${event.runId}`;
+      channel.failure = new SubscriberOverflowError(
+      `A subscriber of ${of} fell ${SUBSCRIBER_BUFFER} events behind and was cut off; subscribe again (runEvents replays from storage, the list feeds start with a fresh snapshot).`,
+    );
+      close(topic, channel);
+    } else {
+      channel.queue.push(event);
+    }
+  };
+
+  const open = (topic: string | typeof ALL, types: ReadonlySet<string> | null): AsyncIterableIterator<RunBusEvent<Run>> => {
+    const channel: Channel<Run> = { types, queue: [], waiter: null, failure: null, closed: false };
+    if (topic === ALL) {
+      everyRun.add(channel);
+    } else {
+      let set = topics.get(topic);
+      if (!set) topics.set(topic, (set = new Set()));
+      set.add(channel);
+    }
+    subscribers += 1;
+    const runId = topic;
+    const iterator: AsyncIterableIterator<RunBusEvent<Run>> = {
+      next() {
+        const queued = channel.queue.shift();
+        if (queued) return Promise.resolve({ value: queued, done: false });
+        if (channel.failure) return Promise.reject(channel.failure);
+        if (channel.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (channel.waiter = resolve));
+      },
+      return() {
+        channel.queue.length = 0;
+        close(runId, channel);
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  };
+
   return {
     publish(event) {
-      for (const channel of topics.get(event.runId) ?? []) {
-        if (channel.waiter) {
-          const resolve = channel.waiter;
-          channel.waiter = null;
-          resolve({ value: event, done: false });
-        } else if (channel.queue.length >= SUBSCRIBER_BUFFER) {
-          channel.failure = new SubscriberOverflowError(`A subscriber of run ${event.runId} fell ${SUBSCRIBER_BUFFER} events behind.`);
-          close(event.runId, channel);
-        } else {
-          channel.queue.push(event);
-        }
-      }
+      for (const channel of topics.get(event.runId) ?? []) deliver(event.runId, channel, event);
+      for (const channel of everyRun) deliver(ALL, channel, event);
     },
-    subscribe(runId) {
-      const channel: Channel<Run> = { queue: [], waiter: null, failure: null, closed: false };
-      let set = topics.get(runId);
-      if (!set) topics.set(runId, (set = new Set()));
-      set.add(channel);
-      subscribers += 1;
-      const iterator: AsyncIterableIterator<RunBusEvent<Run>> = {
-        next() {
-          const queued = channel.queue.shift();
-          if (queued) return Promise.resolve({ value: queued, done: false });
-          if (channel.failure) return Promise.reject(channel.failure);
-          if (channel.closed) return Promise.resolve({ value: undefined, done: true });
-          return new Promise((resolve) => (channel.waiter = resolve));
-        },
-        return() {
-          channel.queue.length = 0;
-          close(runId, channel);
-          return Promise.resolve({ value: undefined, done: true });
-        },
-        [Symbol.asyncIterator]() {
-          return iterator;
-        },
-      };
-      return iterator;
-    },
+    subscribe: (runId) => open(runId, null),
+    subscribeAll: (options) => open(ALL, options?.types ? new Set(options.types) : null),
     subscriberCount: () => subscribers,
   };
 }

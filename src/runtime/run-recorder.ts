@@ -1,6 +1,7 @@
-import type { RunEventBus } from './events.ts';
+import type { RunEventBus, RunProgress } from './events.ts';
 import type { RunOutcome, RunStep } from './run.ts';
 import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
+import { addUsage, ZERO_USAGE } from './usage.ts';
 
 /** The storage a recorder needs; `Run` is the stored run row, which the recorder only passes on. */
 export interface RunRepository<Run = unknown> {
@@ -89,6 +90,10 @@ export function createRunRecorder<Run = unknown>(options: {
   readonly logger: RecorderLogger;
   /** The last sequence already stored (a resumed run continues after it). */
   readonly afterSequence?: number;
+  /** The run row's state version while these steps run (default 0, a new run's). */
+  readonly stateVersion?: number;
+  /** The totals before the first step recorded here (a resumed run's, as parked). */
+  readonly progress?: RunProgress;
   /** Default CLOSING_WRITE_RETRY_DELAYS_MS. */
   readonly retryDelaysMs?: readonly number[];
   /** Default SETTLE_RETRY_INTERVAL_MS. */
@@ -109,6 +114,11 @@ export function createRunRecorder<Run = unknown>(options: {
   /** The publication of the last queued step: steps publish one after another, in sequence. */
   let published: Promise<void> = Promise.resolve();
   let unwritten = 0;
+  const stateVersion = options.stateVersion ?? 0;
+  let progress: RunProgress = options.progress ?? { iterations: 0, usage: ZERO_USAGE };
+  /** Totals carried by a step's event: LLM steps add one call and its usage. */
+  const advance = (step: RunStep): RunProgress =>
+    (progress = step.kind === 'LLM' ? { iterations: progress.iterations + 1, usage: addUsage(progress.usage, step.usage) } : progress);
 
   /** Stores the incomplete-audit flag once; a failed attempt is tried again when the run settles. */
   const storeFlag = async (delaysMs: readonly number[]) => {
@@ -167,6 +177,7 @@ export function createRunRecorder<Run = unknown>(options: {
       const stepSequence = sequence;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
+      const stepProgress = advance(step);
       let written: Promise<{ error: unknown } | null>;
       try {
         written = repository.insertStep(runId, stepSequence, filtered).then(
@@ -181,7 +192,7 @@ export function createRunRecorder<Run = unknown>(options: {
         const failed = await written;
         if (failed) await flagIncomplete(failed.error, `step ${stepSequence}`);
         unwritten -= 1;
-        bus.publish({ type: 'step', runId, sequence: stepSequence, full, filtered });
+        bus.publish({ type: 'step', runId, sequence: stepSequence, stateVersion, progress: stepProgress, full, filtered });
       });
       if (unwritten < MAX_UNWRITTEN_STEPS) return Promise.resolve();
       repository.expedite?.();
@@ -193,10 +204,11 @@ export function createRunRecorder<Run = unknown>(options: {
       sequence += 1;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
+      const stepProgress = advance(step);
       const written = repository.insertStep(runId, sequence, filtered);
       repository.expedite?.();
       await written;
-      bus.publish({ type: 'step', runId, sequence, full, filtered });
+      bus.publish({ type: 'step', runId, sequence, stateVersion, progress: stepProgress, full, filtered });
     },
     flushed: () => {
       repository.expedite?.();

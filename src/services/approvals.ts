@@ -62,9 +62,9 @@ export async function visibleRun(db: Db, actor: Actor, runId: string): Promise<R
   return actor.isAdmin || run.user_id === actor.id ? run : null;
 }
 
-/** Runs waiting for a decision that `actor` may see (admins: all; others: their own). */
-export async function pendingApprovals(deps: ApprovalDeps, actor: Actor): Promise<PendingApproval[]> {
-  const waiting = await listWaitingRuns(deps.db, actor.isAdmin ? null : actor.id);
+/** Runs waiting for a decision that `actor` may see (admins: all; others: their own), oldest first, at most `limit`. */
+export async function pendingApprovals(deps: Pick<ApprovalDeps, 'db' | 'secrets' | 'logger'>, actor: Actor, limit?: number): Promise<PendingApproval[]> {
+  const waiting = await listWaitingRuns(deps.db, actor.isAdmin ? null : actor.id, limit);
   return waiting.flatMap((run) => {
     const suspended = openSuspendedRun(deps, run);
     return suspended ? [{ run, suspended }] : [];

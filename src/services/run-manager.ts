@@ -230,7 +230,15 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       run.id,
       actor.id,
       async (controller) => {
-        const recorder = createRunRecorder({ runId: run.id, level, repository, bus, logger: runLogger, stopSignal: stopped.signal });
+        const recorder = createRunRecorder({
+          runId: run.id,
+          level,
+          repository,
+          bus,
+          logger: runLogger,
+          stopSignal: stopped.signal,
+          stateVersion: run.state_version,
+        });
         let outcome: RunOutcome;
         let context: Omit<SuspendedRun, 'suspension'> | null = null;
         try {
@@ -257,7 +265,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       },
       runLogger,
     );
-    bus.publish({ type: 'started', runId: run.id });
+    bus.publish({ type: 'started', runId: run.id, run });
     return { run, events };
   }
 
@@ -275,6 +283,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     async decide(actor, runId, turnDigest, approved) {
       const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
       const runLogger = logger.child({ runId: run.id });
+      // Published once the claim committed, before the resumed run's first step.
+      bus.publish({ type: 'decided', runId: run.id, digest: turnDigest, approved, decidedBy: { id: actor.id, name: actor.name }, run });
       track(
         run.id,
         run.user_id,
@@ -287,6 +297,11 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
             logger: runLogger,
             stopSignal: stopped.signal,
             afterSequence: await runs.lastStepSequence(db, run.id),
+            stateVersion: run.state_version,
+            progress: {
+              iterations: run.iterations,
+              usage: { promptTokens: run.prompt_tokens, completionTokens: run.completion_tokens, cost: run.estimated_cost },
+            },
           });
           const decisionStep: RunStep = {
             kind: 'APPROVAL',

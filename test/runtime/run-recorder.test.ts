@@ -204,9 +204,9 @@ describe('run event bus', () => {
   it('should deliver to a subscriber registered before publishing, even before it starts reading', async () => {
     const bus = createRunEventBus();
     const events = bus.subscribe('r');
-    bus.publish({ type: 'started', runId: 'r' });
-    bus.publish({ type: 'started', runId: 'other' });
-    expect((await events.next()).value).toEqual({ type: 'started', runId: 'r' });
+    bus.publish({ type: 'started', runId: 'r', run: null });
+    bus.publish({ type: 'started', runId: 'other', run: null });
+    expect((await events.next()).value).toEqual({ type: 'started', runId: 'r', run: null });
   });
 
   it('should unsubscribe on return', async () => {

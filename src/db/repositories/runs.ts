@@ -101,6 +101,7 @@ const settleStatement = prepared(
         estimated_cost: settlement.estimatedCost,
         error_message: settlement.errorMessage,
         finished_at: sql`now()`,
+        state_version: sql<number>`state_version + 1`,
       })
       .where('id', '=', settlement.id)
       .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
@@ -153,6 +154,7 @@ export async function settleRunWithoutOutcome(
       error_message: settlement.errorMessage,
       audit_incomplete: true,
       finished_at: sql`now()`,
+      state_version: sql<number>`state_version + 1`,
       ...totalsFromUsageRecords,
     })
     .where('id', '=', id)
@@ -170,6 +172,7 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<str
       termination_reason: 'INTERRUPTED',
       error_message: 'The server running this run stopped before it finished.',
       finished_at: sql`now()`,
+      state_version: sql<number>`state_version + 1`,
       // The process that would have written the totals is gone: its usage rows are the record.
       ...totalsFromUsageRecords,
     })
@@ -311,6 +314,7 @@ export async function suspendRun(
       prompt_tokens: suspension.promptTokens,
       completion_tokens: suspension.completionTokens,
       estimated_cost: suspension.estimatedCost,
+      state_version: sql<number>`state_version + 1`,
     })
     .where('id', '=', id)
     .where('status', '=', 'RUNNING')
@@ -325,7 +329,7 @@ export async function suspendRun(
 export async function claimSuspendedRun(db: Db, id: string, digest: string): Promise<RunRow | undefined> {
   return db
     .updateTable('runs')
-    .set({ status: 'RUNNING', suspended_state: null, suspended_digest: null, heartbeat_at: sql`now()` })
+    .set({ status: 'RUNNING', suspended_state: null, suspended_digest: null, heartbeat_at: sql`now()`, state_version: sql<number>`state_version + 1`, })
     .where('id', '=', id)
     .where('status', '=', 'WAITING_FOR_APPROVAL')
     .where('suspended_digest', '=', digest)
@@ -342,9 +346,10 @@ export async function lastStepSequence(db: Db, runId: string): Promise<number> {
   return Number(row?.last ?? 0);
 }
 
-/** Runs waiting for a decision, oldest first; `userId` restricts to one initiator. */
-export async function listWaitingRuns(db: Db, userId: string | null): Promise<RunRow[]> {
+/** Runs waiting for a decision, oldest first; `userId` restricts to one initiator; `limit` bounds the list. */
+export async function listWaitingRuns(db: Db, userId: string | null, limit?: number): Promise<RunRow[]> {
   let query = db.selectFrom('runs').selectAll().where('status', '=', 'WAITING_FOR_APPROVAL');
   if (userId !== null) query = query.where('user_id', '=', userId);
-  return query.orderBy('created_at').orderBy('id').execute();
+  query = query.orderBy('created_at').orderBy('id');
+  return (limit === undefined ? query : query.limit(limit)).execute();
 }

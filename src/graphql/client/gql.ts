@@ -46,6 +46,15 @@ type Documents = {
     "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": typeof types.RunAgentCompletedRunsDocument,
     "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": typeof types.RunAgentRunIdDocument,
     "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": typeof types.RunAgentRunOwnerNameDocument,
+    "\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n": typeof types.RunUpdateFieldsFragmentDoc,
+    "\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n": typeof types.FeedRunUpdatesDocument,
+    "\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n": typeof types.ApprovalFeedEventFieldsFragmentDoc,
+    "\n  subscription FeedApprovalRequests { approvalRequests { ...ApprovalFeedEventFields } }\n": typeof types.FeedApprovalRequestsDocument,
+    "\n  mutation FeedCreateUsers {\n    a: createUser(input: { name: \"feed-alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"feed-bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.FeedCreateUsersDocument,
+    "\n  mutation FeedGrantWrite($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: WRITE) { __typename }\n  }\n": typeof types.FeedGrantWriteDocument,
+    "\n  mutation FeedEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.FeedEnableToolDocument,
+    "\n  mutation FeedApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id } ... on Error { message } }\n  }\n": typeof types.FeedApproveDocument,
+    "\n  mutation FeedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n": typeof types.FeedCancelDocument,
     "\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.RunLifecycleStatusDocument,
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.RunLifecycleCreateUserDocument,
@@ -136,6 +145,15 @@ const documents: Documents = {
     "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": types.RunAgentCompletedRunsDocument,
     "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": types.RunAgentRunIdDocument,
     "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": types.RunAgentRunOwnerNameDocument,
+    "\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n": types.RunUpdateFieldsFragmentDoc,
+    "\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n": types.FeedRunUpdatesDocument,
+    "\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n": types.ApprovalFeedEventFieldsFragmentDoc,
+    "\n  subscription FeedApprovalRequests { approvalRequests { ...ApprovalFeedEventFields } }\n": types.FeedApprovalRequestsDocument,
+    "\n  mutation FeedCreateUsers {\n    a: createUser(input: { name: \"feed-alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"feed-bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.FeedCreateUsersDocument,
+    "\n  mutation FeedGrantWrite($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: WRITE) { __typename }\n  }\n": types.FeedGrantWriteDocument,
+    "\n  mutation FeedEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.FeedEnableToolDocument,
+    "\n  mutation FeedApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id } ... on Error { message } }\n  }\n": types.FeedApproveDocument,
+    "\n  mutation FeedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n": types.FeedCancelDocument,
     "\n  query RunLifecycleStatus($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.RunLifecycleStatusDocument,
     "\n  mutation RunLifecycleCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.RunLifecycleCancelDocument,
     "\n  mutation RunLifecycleCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token } } }\n": types.RunLifecycleCreateUserDocument,
@@ -336,6 +354,42 @@ export function graphql(source: "\n  query RunAgentRunId($id: ID!) { run(id: $id
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"): (typeof documents)["\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n"): (typeof documents)["\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n"): (typeof documents)["\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n"): (typeof documents)["\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription FeedApprovalRequests { approvalRequests { ...ApprovalFeedEventFields } }\n"): (typeof documents)["\n  subscription FeedApprovalRequests { approvalRequests { ...ApprovalFeedEventFields } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FeedCreateUsers {\n    a: createUser(input: { name: \"feed-alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"feed-bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"): (typeof documents)["\n  mutation FeedCreateUsers {\n    a: createUser(input: { name: \"feed-alice\" }) { __typename ... on CreateUserPayload { token user { id } } }\n    b: createUser(input: { name: \"feed-bob\" }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FeedGrantWrite($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: WRITE) { __typename }\n  }\n"): (typeof documents)["\n  mutation FeedGrantWrite($a: ID!, $b: ID!) {\n    x: grantTable(userId: $a, table: \"customers\", mode: WRITE) { __typename }\n    y: grantTable(userId: $b, table: \"customers\", mode: WRITE) { __typename }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FeedEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"): (typeof documents)["\n  mutation FeedEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FeedApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation FeedApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FeedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n"): (typeof documents)["\n  mutation FeedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

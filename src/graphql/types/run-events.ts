@@ -68,7 +68,7 @@ async function* streamRun(
   let lastSequence = options.lastSequence ?? 0;
   for await (const event of events) {
     if (event.type === 'started') {
-      yield { kind: 'started', run: options.startedRun ?? (await loadRun(context, runId)) };
+      yield { kind: 'started', run: options.startedRun ?? event.run };
     } else if (event.type === 'step') {
       if (event.sequence <= lastSequence) continue;
       lastSequence = event.sequence;
@@ -78,6 +78,8 @@ async function* streamRun(
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
       // runEvents keeps streaming through the resume.
       if (options.endOnSuspension) return;
+    } else if (event.type === 'decided') {
+      continue; // the APPROVAL step that follows tells the decision
     } else {
       const run = event.run ?? (await loadRun(context, runId));
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;

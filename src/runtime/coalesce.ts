@@ -1,0 +1,129 @@
+import { SubscriberOverflowError } from './events.ts';
+
+/**
+ * One subscriber's outbox of keyed updates (for the live runs list: one key per run), coalesced:
+ * a key is delivered at most once per `windowMs`; what arrives inside a window replaces what was
+ * waiting (the trailing edge is delivered, so the latest value is never dropped). Memory is one
+ * entry per key with an undelivered value; past `maxPending` keys the outbox fails with
+ * SubscriberOverflowError instead of growing (a reader that stopped reading).
+ */
+export interface CoalescingOutbox<Key, Value> {
+  /** Replaces the key's waiting value; `last` (the key's final value) forgets the key once delivered. */
+  offer(key: Key, value: Value, last?: boolean): void;
+  /** A value of the key was delivered outside the outbox (a snapshot): its window starts now. */
+  sent(key: Key): void;
+  /** The next due value, waiting if none; done once closed; rejects once failed. */
+  next(): Promise<IteratorResult<{ key: Key; value: Value }>>;
+  fail(error: Error): void;
+  close(): void;
+  /** Keys with an undelivered value (for tests and metrics). */
+  readonly pending: number;
+}
+
+export function createCoalescingOutbox<Key, Value>(options: {
+  readonly windowMs: number;
+  readonly maxPending: number;
+  /** Default `performance.now()`. */
+  readonly now?: () => number;
+}): CoalescingOutbox<Key, Value> {
+  const { windowMs, maxPending } = options;
+  const now = options.now ?? (() => performance.now());
+  const waiting = new Map<Key, { value: Value; last: boolean }>();
+  /** When each key was last delivered; dropped once its window is over and it is offered again, or after its last value. */
+  const lastSent = new Map<Key, number>();
+  const due = new Set<Key>();
+  const timers = new Map<Key, NodeJS.Timeout>();
+  let reader: ((result: IteratorResult<{ key: Key; value: Value }>) => void) | null = null;
+  let rejectReader: ((error: Error) => void) | null = null;
+  let failure: Error | null = null;
+  let closed = false;
+
+  const take = (): { key: Key; value: Value } | null => {
+    const key = due.values().next();
+    if (key.done) return null;
+    due.delete(key.value);
+    const entry = waiting.get(key.value)!;
+    waiting.delete(key.value);
+    if (entry.last) lastSent.delete(key.value);
+    else lastSent.set(key.value, now());
+    return { key: key.value, value: entry.value };
+  };
+
+  const markDue = (key: Key) => {
+    due.add(key);
+    if (!reader) return;
+    const resolve = reader;
+    reader = rejectReader = null;
+    resolve({ value: take()!, done: false });
+  };
+
+  const clear = () => {
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+    waiting.clear();
+    due.clear();
+    lastSent.clear();
+  };
+
+  return {
+    offer(key, value, last = false) {
+      if (closed || failure) return;
+      if (!waiting.has(key) && waiting.size >= maxPending) {
+        this.fail(
+          new SubscriberOverflowError(
+            `This subscriber fell behind on ${maxPending} runs and was cut off; subscribe again for a fresh snapshot (and read the events as they come).`,
+          ),
+        );
+        return;
+      }
+      waiting.set(key, { value, last });
+      if (due.has(key) || timers.has(key)) return; // delivered at its turn, with the latest value
+      const at = (lastSent.get(key) ?? -Infinity) + windowMs;
+      const wait = at - now();
+      if (wait <= 0) {
+        lastSent.delete(key);
+        markDue(key);
+        return;
+      }
+      timers.set(
+        key,
+        setTimeout(() => {
+          timers.delete(key);
+          markDue(key);
+        }, wait),
+      );
+    },
+    sent(key) {
+      lastSent.set(key, now());
+    },
+    next() {
+      const ready = take();
+      if (ready) return Promise.resolve({ value: ready, done: false });
+      if (failure) return Promise.reject(failure);
+      if (closed) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve, reject) => {
+        reader = resolve;
+        rejectReader = reject;
+      });
+    },
+    fail(error) {
+      if (closed || failure) return;
+      failure = error;
+      clear();
+      const reject = rejectReader;
+      reader = rejectReader = null;
+      reject?.(error);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      clear();
+      const resolve = reader;
+      reader = rejectReader = null;
+      resolve?.({ value: undefined, done: true });
+    },
+    get pending() {
+      return waiting.size;
+    },
+  };
+}
