@@ -3,13 +3,18 @@ import { SubscriberOverflowError } from './events.ts';
 /**
  * One subscriber's outbox of keyed updates (for the live runs list: one key per run), coalesced:
  * a key is delivered at most once per `windowMs`; what arrives inside a window replaces what was
- * waiting (the trailing edge is delivered, so the latest value is never dropped). Memory is one
+ * waiting (the trailing edge is delivered, so the latest value is never dropped). An `urgent`
+ * value (for the runs list: a change of status) does not wait for the window: it goes out at once,
+ * with whatever was waiting folded into it, and opens a new window. Memory is one
  * entry per key with an undelivered value; past `maxPending` keys the outbox fails with
  * SubscriberOverflowError instead of growing (a reader that stopped reading).
  */
 export interface CoalescingOutbox<Key, Value> {
-  /** Replaces the key's waiting value; `last` (the key's final value) forgets the key once delivered. */
-  offer(key: Key, value: Value, last?: boolean): void;
+  /**
+   * Replaces the key's waiting value; `last` (the key's final value) forgets the key once
+   * delivered; `urgent` delivers it without waiting for the key's window.
+   */
+  offer(key: Key, value: Value, last?: boolean, urgent?: boolean): void;
   /** A value of the key was delivered outside the outbox (a snapshot): its window starts now. */
   sent(key: Key): void;
   /** The next due value, waiting if none; done once closed; rejects once failed. */
@@ -66,7 +71,7 @@ export function createCoalescingOutbox<Key, Value>(options: {
   };
 
   return {
-    offer(key, value, last = false) {
+    offer(key, value, last = false, urgent = false) {
       if (closed || failure) return;
       if (!waiting.has(key) && waiting.size >= maxPending) {
         this.fail(
@@ -77,7 +82,14 @@ export function createCoalescingOutbox<Key, Value>(options: {
         return;
       }
       waiting.set(key, { value, last });
-      if (due.has(key) || timers.has(key)) return; // delivered at its turn, with the latest value
+      if (due.has(key)) return; // delivered at its turn, with the latest value
+      if (urgent) {
+        clearTimeout(timers.get(key));
+        timers.delete(key);
+        markDue(key);
+        return;
+      }
+      if (timers.has(key)) return; // delivered when its window ends, with the latest value
       const at = (lastSent.get(key) ?? -Infinity) + windowMs;
       const wait = at - now();
       if (wait <= 0) {

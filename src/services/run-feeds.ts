@@ -112,7 +112,9 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     const matches = matchesRunFilter(row, filter);
     if (last) known.delete(row.id);
     else known.set(row.id, { row, position, shown: matches || false });
-    if (matches || entry?.shown) outbox.offer(row.id, row, last);
+    // A change of status is what a list is for: it goes out at once; progress waits for its window.
+    const statusChanged = entry === undefined || entry.row.status !== row.status;
+    if (matches || entry?.shown) outbox.offer(row.id, row, last, statusChanged);
   };
 
   const fold = async (event: RunBusEvent<RunRow>) => {

@@ -368,7 +368,9 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
 
     async settleStale() {
       const settled = await runs.settleStaleRuns(db, heartbeatMs * 3);
-      if (settled.length > 0) logger.warn({ runs: settled }, 'settled runs whose process stopped as INTERRUPTED');
+      if (settled.length > 0) logger.warn({ runs: settled.map((run) => run.id) }, 'settled runs whose process stopped as INTERRUPTED');
+      // Their watchers and the live lists learn it like any other end of a run.
+      for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
       return settled.length;
     },
 

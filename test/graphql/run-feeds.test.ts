@@ -237,6 +237,24 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
     feed.stop();
   });
 
+  it('should tell the live list when the sweep settles a run whose process died', async () => {
+    // A run left RUNNING by a process that is gone: its heartbeat is an hour old.
+    const id = randomUUID();
+    await t.app.services.db
+      .insertInto('runs')
+      .values({ id, configuration_id: decodeGlobalID(quick).id, user_id: null, status: 'RUNNING', prompt: null, privacy_level: 'METADATA', heartbeat_at: new Date(Date.now() - 3_600_000) })
+      .execute();
+    const feed = watch<Update>(client(t.adminToken), textOf(RUN_UPDATES), { filter: { configurationId: quick, status: ['RUNNING', 'FAILED'] } });
+    await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id));
+    expect(await t.app.services.runs.settleStale()).toBeGreaterThanOrEqual(1);
+    const seen = await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id && update.run.status === 'FAILED'));
+    expect(seen.filter((update) => decodeGlobalID(update.run.id).id === id).map((update) => [update.snapshot, update.run.status])).toEqual([
+      [true, 'RUNNING'],
+      [false, 'FAILED'],
+    ]);
+    feed.stop();
+  });
+
   it('should give a client that reconnects a fresh snapshot', async () => {
     const run = await start(alice.token, quick);
     await run.done;

@@ -30,6 +30,20 @@ describe('the coalescing outbox of a live list feed', () => {
     outbox.close();
   });
 
+  it('should deliver an urgent value (a change of status) at once, inside the window, with the latest value', async () => {
+    const clock = manualClock();
+    const outbox = createCoalescingOutbox<string, string>({ windowMs: 60_000, maxPending: 10, now: clock.now });
+    outbox.offer('run', 'RUNNING, 1 call');
+    await outbox.next();
+    outbox.offer('run', 'RUNNING, 2 calls');
+    expect(outbox.pending).toBe(1);
+    // Without urgency this waits a minute; the test would time out.
+    outbox.offer('run', 'COMPLETED', true, true);
+    expect((await outbox.next()).value).toEqual({ key: 'run', value: 'COMPLETED' });
+    expect(outbox.pending).toBe(0);
+    outbox.close();
+  });
+
   it('should deliver the last value of a key and then forget the key', async () => {
     const outbox = createCoalescingOutbox<string, string>({ windowMs: 5, maxPending: 10 });
     outbox.offer('run', 'RUNNING');

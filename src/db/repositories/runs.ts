@@ -163,8 +163,8 @@ export async function settleRunWithoutOutcome(
     .executeTakeFirst();
 }
 
-/** Settles every RUNNING run whose heartbeat is older than `staleAfterMs`; returns their ids. */
-export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<string[]> {
+/** Settles every RUNNING run whose heartbeat is older than `staleAfterMs`; returns the settled rows. */
+export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<RunRow[]> {
   const rows = await db
     .updateTable('runs')
     .set({
@@ -178,9 +178,9 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<str
     })
     .where('status', '=', 'RUNNING')
     .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)
-    .returning('id')
+    .returningAll()
     .execute();
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 /**

@@ -30,7 +30,7 @@ describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {
     });
     await db.insertInto('usage_records').values([usage(stale, 1_200, 80, 0.25), usage(stale, 1_500, 20, 0.5), usage(fresh, 9, 9, 9)]).execute();
 
-    expect(await settleStaleRuns(db, 30_000)).toEqual([stale]);
+    expect((await settleStaleRuns(db, 30_000)).map((run) => run.id)).toEqual([stale]);
     const [settled] = await findRunsByIds(db, [stale]);
     expect(settled).toMatchObject({ status: 'FAILED', termination_reason: 'INTERRUPTED', prompt_tokens: 2_700, completion_tokens: 100 });
     expect(settled!.estimated_cost).toBeCloseTo(0.75);

@@ -82,7 +82,7 @@ describe.each(TEST_DATABASES)('usage totals beyond 2^31 on %s', (kind) => {
     await db.updateTable('runs').set({ heartbeat_at: sql<Date>`now() - interval '1 hour'` }).where('id', '=', stale).execute();
     const usage = () => ({ id: randomUUID(), user_id: null, configuration_id: null, model_id: null, run_id: stale, prompt_tokens: INT32_MAX, completion_tokens: 1, cost: 0 });
     await db.insertInto('usage_records').values([usage(), usage()]).execute();
-    expect(await settleStaleRuns(db, 30_000)).toEqual([stale]);
+    expect((await settleStaleRuns(db, 30_000)).map((run) => run.id)).toEqual([stale]);
     const [interrupted] = await findRunsByIds(db, [stale]);
     expect(interrupted).toMatchObject({ termination_reason: 'INTERRUPTED', prompt_tokens: 2 * INT32_MAX, completion_tokens: 2 });
     expect(typeof interrupted!.prompt_tokens).toBe('number');
