@@ -8,6 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
 import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
+import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQLAssets } from './graphql/graphiql.ts';
 import { QUERY_COST, useQueryCost } from './graphql/query-cost.ts';
 import { useResponseSizeLimit } from './graphql/response-size.ts';
 import { buildSchema } from './graphql/schema.ts';
@@ -55,7 +56,9 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     graphqlEndpoint: GRAPHQL_PATH,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: production ? false : { title: 'Airlock', subscriptionsProtocol: 'WS' },
+    // GraphiQL is a development tool: production serves neither the page nor its files.
+    graphiql: production ? false : GRAPHIQL_OPTIONS,
+    renderGraphiQL,
     // Batched operations multiply every per-request limit; one operation per request.
     batching: false,
     // Bearer tokens, not cookies: no credentials. Only listed origins get CORS headers, never a reflection.
@@ -115,6 +118,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       useResponseSizeLimit(config.maxResponseBytes),
       jsonBodiesOnly(),
       sessions.plugin(),
+      ...(production ? [] : [useGraphiQLAssets()]),
       ...(production ? [disableIntrospection()] : []),
     ],
   });
