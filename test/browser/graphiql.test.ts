@@ -53,16 +53,17 @@ describe.skipIf(!CHROMIUM)('GraphiQL in Chromium', () => {
         // The link back to the console.
         expect(await page.$eval('a.airlock-console-link', (a) => a.getAttribute('href'))).toBe('/dashboard');
 
-        await page.click('.graphiql-query-editor .monaco-editor .view-lines');
+        await page.click('.graphiql-query-editor .monaco-editor .view-lines', { timeout: 5_000 });
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Delete');
         // insertText: no key events, so Monaco's bracket auto-closing adds nothing.
         await page.keyboard.insertText('{ viewer { name isAdmin } }');
-        await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.replace(/\u00a0/g, ' ').includes('{ viewer { name isAdmin } }'));
+        await page.waitForFunction(() => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.replace(/\u00a0/g, ' ').includes('{ viewer { name isAdmin } }'), undefined, { timeout: 5_000 });
 
-        await page.click('button:has-text("Headers")');
-        await page.waitForSelector('.graphiql-editor-tool .monaco-editor');
-        await page.click('.graphiql-editor-tool .monaco-editor .view-lines');
+        // The headers editor opens on the Headers tab (it starts with a bearer placeholder).
+        const headersTab = await page.waitForSelector('.graphiql-editors button:text-is("Headers")', { timeout: 5_000 });
+        if (!(await headersTab.evaluate((button) => button.classList.contains('active')))) await headersTab.click();
+        await page.click('.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor .view-lines', { timeout: 5_000 });
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Delete');
         await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${served.t.adminToken}` }));
