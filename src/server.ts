@@ -118,7 +118,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       useResponseSizeLimit(config.maxResponseBytes),
       jsonBodiesOnly(),
       sessions.plugin(),
-      ...(production ? [] : [useGraphiQLAssets()]),
+      ...(production ? [] : [useGraphiQLAssets(GRAPHQL_PATH)]),
       ...(production ? [disableIntrospection()] : []),
     ],
   });

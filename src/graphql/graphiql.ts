@@ -139,7 +139,8 @@ export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> 
  * Serves GraphiQL's files and gives its page its security headers. Only installed while GraphiQL
  * is served (never in production), so in production `/graphiql/…` is a plain 404.
  */
-export function useGraphiQLAssets(): Plugin {
+export function useGraphiQLAssets(graphqlPath: string): Plugin {
+  const pagePaths = new Set([graphqlPath, `${graphqlPath}/`]);
   return {
     async onRequest({ request, url, fetchAPI, endResponse }) {
       if (!url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return;
@@ -163,8 +164,10 @@ export function useGraphiQLAssets(): Plugin {
       );
     },
     onResponse({ request, response }) {
-      // Yoga's GraphiQL plugin answers with text/html; nothing else here does.
-      if (request.method !== 'GET' || !(response.headers.get('content-type') ?? '').startsWith('text/html')) return;
+      // Yoga's GraphiQL plugin answers at the GraphQL path with text/html; nothing else there does.
+      // Other pages (the console) keep their own headers.
+      if (request.method !== 'GET' || !pagePaths.has(new URL(request.url).pathname)) return;
+      if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) return;
       for (const [name, value] of Object.entries(PAGE_HEADERS)) response.headers.set(name, value);
     },
   };
