@@ -19,7 +19,22 @@ export const TRUNCATION_SUFFIX = '… [truncated]';
 
 const PRIVACY_SHAPES: readonly SecretShape[] = [...SECRET_SHAPES, EMAIL_ADDRESS];
 
-const maskSecrets = (text: string): string => maskShapes(text, PRIVACY_SHAPES);
+/**
+ * The shapes masked until nothing more matches: one pass can leave a new match behind (a mask
+ * joining what was around it into a URL with userinfo, found by the fuzz test), and `redact` must
+ * be idempotent. Clean text costs one pass; text with secrets one more to confirm. A text still
+ * changing after a few passes fails closed.
+ */
+function maskSecrets(text: string): string {
+  let current = maskShapes(text, PRIVACY_SHAPES);
+  if (current === text) return current;
+  for (let pass = 0; pass < 4; pass++) {
+    const again = maskShapes(current, PRIVACY_SHAPES);
+    if (again === current) return current;
+    current = again;
+  }
+  return '*'.repeat(Math.min(countCharacters(current), REDACTED_MAX_CHARS));
+}
 
 /** Exactly `chars` characters: cut, or padded with `*` (the pad only ever follows a mask). */
 function fitCharacters(text: string, chars: number): string {
