@@ -7,7 +7,8 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { CHROMIUM, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.ts';
 import { scriptedConfiguration } from '../helpers/runs.ts';
-import { XSS } from '../fixtures/tool-modules/console.ts';
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { UNKNOWN_ARTIFACT, XSS } from '../fixtures/tool-modules/console.ts';
 
 const CONSOLE_TOOLS = fileURLToPath(new URL('../fixtures/tool-modules/console.ts', import.meta.url));
 const AXE = path.resolve('node_modules/axe-core/axe.min.js');
@@ -58,6 +59,21 @@ async function noSeriousAxeViolation(page: Page, name: string): Promise<void> {
     return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   expect(result, `axe on ${name}`).toEqual([]);
+}
+
+/** Appends UNKNOWN_ARTIFACT to the stored artifacts of the run's TOOL step. */
+async function appendUnknownArtifact(t: TestApp, runGlobalId: string): Promise<void> {
+  const { id } = decodeGlobalID(runGlobalId);
+  const db = t.app.services.db;
+  const step = await db.selectFrom('run_steps').select(['sequence', 'payload']).where('run_id', '=', id).where('kind', '=', 'TOOL').executeTakeFirstOrThrow();
+  const payload = (typeof step.payload === 'string' ? JSON.parse(step.payload) : step.payload) as { toolArtifacts?: unknown[] };
+  payload.toolArtifacts = [...(payload.toolArtifacts ?? []), UNKNOWN_ARTIFACT];
+  await db
+    .updateTable('run_steps')
+    .set({ payload: JSON.stringify(payload) })
+    .where('run_id', '=', id)
+    .where('sequence', '=', step.sequence)
+    .execute();
 }
 
 async function pwned(page: Page): Promise<unknown> {
@@ -117,7 +133,8 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     // Only some of the group is offered: the group checkbox is "mixed".
     expect(await group.evaluate((el) => (el as HTMLInputElement).indeterminate)).toBe(true);
     await page.locator('#prompt').fill(`prompt ${XSS}`);
-    // The choices survive a reload.
+    // The choices survive a reload (once the page has saved them).
+    await expect.poll(() => page.evaluate(() => sessionStorage.getItem('airlock.playground') ?? '')).toContain('prompt <img');
     await page.reload();
     await expect.poll(() => page.locator('#prompt').inputValue()).toBe(`prompt ${XSS}`);
     await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(true);
@@ -138,13 +155,19 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     expect(await tool.locator('.table-artifact td').allTextContents()).toEqual(['cell', XSS, 'second', 'plain']);
     expect(await tool.locator('.table-artifact th').allTextContents()).toEqual(['name', XSS]);
     expect(await tool.locator('.text-artifact pre').textContent()).toBe(`text artifact ${XSS}`);
-    const unknown = await tool.locator('.unknown-artifact').textContent();
-    expect(unknown).toContain('type chart');
-    expect(unknown).toContain('"points"');
-    expect(JSON.parse((await tool.locator('.unknown-artifact pre').textContent())!)).toEqual({ points: [1, 2, 3], title: XSS });
     expect(await page.locator('.step-llm .content').first().textContent()).toBe(`answer ${XSS}`);
     expect(await page.locator('#run-prompt').textContent()).toBe(`prompt ${XSS}`);
     expect(await page.locator('#run-usage').textContent()).toMatch(/tokens/);
+
+    // A stored step holding an artifact of a type this version does not know (as another version
+    // could have written it): the replay shows it as JSON, never drops it.
+    const runId = decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+    await appendUnknownArtifact(t, runId);
+    await page.reload();
+    await page.locator('.unknown-artifact').waitFor();
+    expect(await tool.locator('.table-artifact td').allTextContents()).toEqual(['cell', XSS, 'second', 'plain']);
+    expect(await tool.locator('.unknown-artifact figcaption').textContent()).toContain('type chart');
+    expect(JSON.parse((await tool.locator('.unknown-artifact pre').textContent())!)).toEqual(UNKNOWN_ARTIFACT.data);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'inspector.png'), fullPage: true });
     if (DOCS_SCREENSHOTS) copyFileSync(path.join(SCREENSHOT_DIR, 'inspector.png'), 'docs/console-inspector.png');
 

@@ -83,7 +83,7 @@ function Users({ session, setError }) {
       : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Active</th><th scope="col">Token rotated</th><th scope="col">Actions</th></tr></thead>
           <tbody>${users.map(
             (u) => html`<tr key=${u.id}><td>${u.name}</td><td>${u.isAdmin ? 'admin' : 'user'}</td><td>${u.active ? 'yes' : 'no'}</td><td>${formatTime(u.tokenRotatedAt)}</td>
-              <td><button type="button" aria-label=${`Rotate the token of ${u.name}`} onClick=${() => rotate(u)}>Rotate token</button>
+              <td><button type="button" aria-label=${`Rotate token of ${u.name}`} onClick=${() => rotate(u)}>Rotate token</button>
                 <button type="button" aria-label=${`${u.active ? 'Deactivate' : 'Reactivate'} ${u.name}`} onClick=${() => setActive(u, !u.active)}>${u.active ? 'Deactivate' : 'Reactivate'}</button></td></tr>`,
           )}</tbody></table>`}
   </section>`;
