@@ -126,7 +126,7 @@ export function InspectorPage({ session, viewer, runId }) {
       ? html`<section aria-labelledby="run-summary" class="summary">
           <h2 id="run-summary">Summary</h2>
           <dl>
-            <dt>Status</dt><dd id="run-status" data-status=${run.status}>${run.status}${run.terminationReason ? ` (${run.terminationReason})` : ''}</dd>
+            <dt>Status</dt><dd id="run-status" data-status=${run.status}>${run.status}${run.terminationReason && run.terminationReason !== run.status ? ` (${run.terminationReason})` : ''}</dd>
             <dt>Configuration</dt><dd>${run.configuration?.name ?? '—'}</dd>
             <dt>User</dt><dd>${run.user?.name ?? '—'}</dd>
             <dt>Started</dt><dd>${formatTime(run.createdAt)}</dd>
