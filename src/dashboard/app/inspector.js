@@ -80,10 +80,11 @@ export function InspectorPage({ session, viewer, runId }) {
   const [suspended, setSuspended] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState(null);
+  const [missing, setMissing] = useState(false);
 
   useEffect(() => {
     session.request(RUN, { id: runId }).then(
-      (data) => (data.run ? setRun((current) => ({ ...data.run, ...(current ?? {}) })) : setError('No run with this id is visible to you. Go back to the runs list.')),
+      (data) => (data.run ? setRun((current) => ({ ...data.run, ...(current ?? {}) })) : setMissing(true)),
       (e) => setError(e.message),
     );
     return session.subscribe(
@@ -120,7 +121,8 @@ export function InspectorPage({ session, viewer, runId }) {
   return html`
     <h1>Run <code>${runId}</code></h1>
     <p><a href="#/runs">Back to runs</a></p>
-    ${error ? html`<p role="alert" class="error">${error}</p>` : null}
+    ${missing ? html`<p role="alert" class="error" id="run-missing">No run with this id is visible to you. Go back to the runs list.</p>` : null}
+    ${error && !missing ? html`<p role="alert" class="error">${error}</p>` : null}
     ${notice ? html`<p role="status">${notice}</p>` : null}
     ${run
       ? html`<section aria-labelledby="run-summary" class="summary">
