@@ -15,6 +15,7 @@ import { buildSchema } from './graphql/schema.ts';
 import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from './graphql/user-sessions.ts';
 import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
+import { dashboardRoute } from './dashboard/route.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -123,7 +124,10 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     ],
   });
 
+  // The operator console (GET /dashboard and its bundle), built in memory at start.
+  const dashboard = dashboardRoute(logger.child({ component: 'dashboard' }));
   const http = createServer({ requestTimeout: 60_000 }, (req, res) => {
+    if (dashboard.handle(req, res)) return;
     const length = Number(req.headers['content-length'] ?? '0');
     if (Number.isFinite(length) && length > config.maxRequestBytes) {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });

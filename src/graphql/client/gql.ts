@@ -14,6 +14,24 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": typeof types.ConsoleViewerDocument,
+    "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": typeof types.ConsoleConfigurationsDocument,
+    "\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n": typeof types.ConsoleUsersDocument,
+    "\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n": typeof types.ConsoleRunsDocument,
+    "\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n": typeof types.ConsoleRunUpdatesDocument,
+    "\n  query ConsoleRun($id: ID!) {\n    run(id: $id) {\n      id status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete\n      configuration { id name } user { id name }\n      usage { promptTokens completionTokens totalTokens estimatedCost }\n    }\n  }\n": typeof types.ConsoleRunDocument,
+    "\n  subscription ConsoleRunEvents($runId: ID!) {\n    runEvents(runId: $runId) {\n      __typename\n      ... on RunStartedEvent { run { id status } }\n      ... on RunStepEvent {\n        runId\n        step {\n          sequence kind round content thinking contentRedacted contentLength finishReason durationMs\n          messagesSent messagesSentCount requestedToolCalls requestedToolNames\n          toolName toolCallId toolArguments toolResult toolIsError toolResultLength toolArtifactsCount toolArtifactTypes\n          usage { promptTokens completionTokens cost }\n          approval { approved approverName decidedAt }\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } }\n        }\n      }\n      ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n      ... on RunFinishedEvent {\n        run { id status finishedAt terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } }\n      }\n    }\n  }\n": typeof types.ConsoleRunEventsDocument,
+    "\n  mutation ConsoleCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n": typeof types.ConsoleCancelRunDocument,
+    "\n  query ConsoleRunnableTools($configurationId: ID!) {\n    runnableTools(configurationId: $configurationId) {\n      name enabled offered offeredCount\n      tools { name description effect offered reason refusedBy }\n    }\n  }\n": typeof types.ConsoleRunnableToolsDocument,
+    "\n  mutation ConsoleStartRun($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.ConsoleStartRunDocument,
+    "\n  subscription ConsoleApprovalRequests {\n    approvalRequests {\n      kind snapshot turnDigest approved decidedBy { name }\n      pendingCalls { id name arguments preview }\n      run { id status prompt configuration { id name requireSecondApprover } user { id name } }\n    }\n  }\n": typeof types.ConsoleApprovalRequestsDocument,
+    "\n  mutation ConsoleApproveRun($id: ID!, $turnDigest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $turnDigest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.ConsoleApproveRunDocument,
+    "\n  query ConsoleToolGroups {\n    toolGroups { name enabled overridden tools { name description effect enabled toolEnabled groupEnabled overridden requiresAdmin } }\n  }\n": typeof types.ConsoleToolGroupsDocument,
+    "\n  mutation ConsoleSetToolGroupEnabled($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": typeof types.ConsoleSetToolGroupEnabledDocument,
+    "\n  mutation ConsoleSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { name enabled } }\n": typeof types.ConsoleSetToolEnabledDocument,
+    "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.ConsoleRotateTokenDocument,
+    "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": typeof types.ConsoleSetUserActiveDocument,
+    "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": typeof types.ConsoleUsageByDayDocument,
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.ApprovalApproveDocument,
     "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": typeof types.ApprovalSettledRunDocument,
     "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.ApprovalEnableToolDocument,
@@ -113,6 +131,24 @@ type Documents = {
     "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.SessionsEnableToolDocument,
 };
 const documents: Documents = {
+    "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": types.ConsoleViewerDocument,
+    "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": types.ConsoleConfigurationsDocument,
+    "\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n": types.ConsoleUsersDocument,
+    "\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n": types.ConsoleRunsDocument,
+    "\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n": types.ConsoleRunUpdatesDocument,
+    "\n  query ConsoleRun($id: ID!) {\n    run(id: $id) {\n      id status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete\n      configuration { id name } user { id name }\n      usage { promptTokens completionTokens totalTokens estimatedCost }\n    }\n  }\n": types.ConsoleRunDocument,
+    "\n  subscription ConsoleRunEvents($runId: ID!) {\n    runEvents(runId: $runId) {\n      __typename\n      ... on RunStartedEvent { run { id status } }\n      ... on RunStepEvent {\n        runId\n        step {\n          sequence kind round content thinking contentRedacted contentLength finishReason durationMs\n          messagesSent messagesSentCount requestedToolCalls requestedToolNames\n          toolName toolCallId toolArguments toolResult toolIsError toolResultLength toolArtifactsCount toolArtifactTypes\n          usage { promptTokens completionTokens cost }\n          approval { approved approverName decidedAt }\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } }\n        }\n      }\n      ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n      ... on RunFinishedEvent {\n        run { id status finishedAt terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } }\n      }\n    }\n  }\n": types.ConsoleRunEventsDocument,
+    "\n  mutation ConsoleCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n": types.ConsoleCancelRunDocument,
+    "\n  query ConsoleRunnableTools($configurationId: ID!) {\n    runnableTools(configurationId: $configurationId) {\n      name enabled offered offeredCount\n      tools { name description effect offered reason refusedBy }\n    }\n  }\n": types.ConsoleRunnableToolsDocument,
+    "\n  mutation ConsoleStartRun($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ConsoleStartRunDocument,
+    "\n  subscription ConsoleApprovalRequests {\n    approvalRequests {\n      kind snapshot turnDigest approved decidedBy { name }\n      pendingCalls { id name arguments preview }\n      run { id status prompt configuration { id name requireSecondApprover } user { id name } }\n    }\n  }\n": types.ConsoleApprovalRequestsDocument,
+    "\n  mutation ConsoleApproveRun($id: ID!, $turnDigest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $turnDigest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ConsoleApproveRunDocument,
+    "\n  query ConsoleToolGroups {\n    toolGroups { name enabled overridden tools { name description effect enabled toolEnabled groupEnabled overridden requiresAdmin } }\n  }\n": types.ConsoleToolGroupsDocument,
+    "\n  mutation ConsoleSetToolGroupEnabled($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n": types.ConsoleSetToolGroupEnabledDocument,
+    "\n  mutation ConsoleSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { name enabled } }\n": types.ConsoleSetToolEnabledDocument,
+    "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.ConsoleRotateTokenDocument,
+    "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": types.ConsoleSetUserActiveDocument,
+    "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": types.ConsoleUsageByDayDocument,
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ApprovalApproveDocument,
     "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": types.ApprovalSettledRunDocument,
     "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.ApprovalEnableToolDocument,
@@ -226,6 +262,78 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleViewer { viewer { id name isAdmin } }\n"): (typeof documents)["\n  query ConsoleViewer { viewer { id name isAdmin } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n"): (typeof documents)["\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n"): (typeof documents)["\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n"): (typeof documents)["\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n"): (typeof documents)["\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleRun($id: ID!) {\n    run(id: $id) {\n      id status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete\n      configuration { id name } user { id name }\n      usage { promptTokens completionTokens totalTokens estimatedCost }\n    }\n  }\n"): (typeof documents)["\n  query ConsoleRun($id: ID!) {\n    run(id: $id) {\n      id status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete\n      configuration { id name } user { id name }\n      usage { promptTokens completionTokens totalTokens estimatedCost }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleRunEvents($runId: ID!) {\n    runEvents(runId: $runId) {\n      __typename\n      ... on RunStartedEvent { run { id status } }\n      ... on RunStepEvent {\n        runId\n        step {\n          sequence kind round content thinking contentRedacted contentLength finishReason durationMs\n          messagesSent messagesSentCount requestedToolCalls requestedToolNames\n          toolName toolCallId toolArguments toolResult toolIsError toolResultLength toolArtifactsCount toolArtifactTypes\n          usage { promptTokens completionTokens cost }\n          approval { approved approverName decidedAt }\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } }\n        }\n      }\n      ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n      ... on RunFinishedEvent {\n        run { id status finishedAt terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } }\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription ConsoleRunEvents($runId: ID!) {\n    runEvents(runId: $runId) {\n      __typename\n      ... on RunStartedEvent { run { id status } }\n      ... on RunStepEvent {\n        runId\n        step {\n          sequence kind round content thinking contentRedacted contentLength finishReason durationMs\n          messagesSent messagesSentCount requestedToolCalls requestedToolNames\n          toolName toolCallId toolArguments toolResult toolIsError toolResultLength toolArtifactsCount toolArtifactTypes\n          usage { promptTokens completionTokens cost }\n          approval { approved approverName decidedAt }\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } }\n        }\n      }\n      ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n      ... on RunFinishedEvent {\n        run { id status finishedAt terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleRunnableTools($configurationId: ID!) {\n    runnableTools(configurationId: $configurationId) {\n      name enabled offered offeredCount\n      tools { name description effect offered reason refusedBy }\n    }\n  }\n"): (typeof documents)["\n  query ConsoleRunnableTools($configurationId: ID!) {\n    runnableTools(configurationId: $configurationId) {\n      name enabled offered offeredCount\n      tools { name description effect offered reason refusedBy }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleStartRun($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleStartRun($input: RunAgentInput!) {\n    startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleApprovalRequests {\n    approvalRequests {\n      kind snapshot turnDigest approved decidedBy { name }\n      pendingCalls { id name arguments preview }\n      run { id status prompt configuration { id name requireSecondApprover } user { id name } }\n    }\n  }\n"): (typeof documents)["\n  subscription ConsoleApprovalRequests {\n    approvalRequests {\n      kind snapshot turnDigest approved decidedBy { name }\n      pendingCalls { id name arguments preview }\n      run { id status prompt configuration { id name requireSecondApprover } user { id name } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleApproveRun($id: ID!, $turnDigest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $turnDigest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleApproveRun($id: ID!, $turnDigest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $turnDigest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleToolGroups {\n    toolGroups { name enabled overridden tools { name description effect enabled toolEnabled groupEnabled overridden requiresAdmin } }\n  }\n"): (typeof documents)["\n  query ConsoleToolGroups {\n    toolGroups { name enabled overridden tools { name description effect enabled toolEnabled groupEnabled overridden requiresAdmin } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetToolGroupEnabled($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"): (typeof documents)["\n  mutation ConsoleSetToolGroupEnabled($name: String!, $enabled: Boolean!) { setToolGroupEnabled(name: $name, enabled: $enabled) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { name enabled } }\n"): (typeof documents)["\n  mutation ConsoleSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"): (typeof documents)["\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

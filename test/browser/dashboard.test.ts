@@ -1,0 +1,345 @@
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { TEST_DATABASES } from '../helpers/databases.ts';
+import { CHROMIUM, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.ts';
+import { scriptedConfiguration } from '../helpers/runs.ts';
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { UNKNOWN_ARTIFACT, XSS } from '../fixtures/tool-modules/console.ts';
+
+const CONSOLE_TOOLS = fileURLToPath(new URL('../fixtures/tool-modules/console.ts', import.meta.url));
+const AXE = path.resolve('node_modules/axe-core/axe.min.js');
+/** Save the inspector and playground screenshots into docs/ (for the README): AIRLOCK_DOCS_SCREENSHOTS=1. */
+const DOCS_SCREENSHOTS = process.env.AIRLOCK_DOCS_SCREENSHOTS === '1';
+
+/** Names are at most 100 characters: the configuration carries the shortest payloads. */
+const NAME_XSS = '<img src=x onerror=window.__pwned=1><svg onload=alert(1)>';
+
+const START_RUN = `mutation($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } } }`;
+
+interface Guarded {
+  readonly page: Page;
+  readonly dialogs: string[];
+  readonly violations: string[];
+}
+
+/** A page that records every dialog (an XSS sign) and every CSP violation. */
+async function guardedPage(context: BrowserContext): Promise<Guarded> {
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  const violations: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.exposeFunction('__cspViolation', (text: string) => violations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      (window as unknown as { __cspViolation: (t: string) => void }).__cspViolation(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  return { page, dialogs, violations };
+}
+
+async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/dashboard`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#viewer-name').waitFor();
+}
+
+async function noSeriousAxeViolation(page: Page, name: string): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const { violations } = await axe.run(document);
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  expect(result, `axe on ${name}`).toEqual([]);
+}
+
+/** Appends UNKNOWN_ARTIFACT to the stored artifacts of the run's TOOL step. */
+async function appendUnknownArtifact(t: TestApp, runGlobalId: string): Promise<void> {
+  const { id } = decodeGlobalID(runGlobalId);
+  const db = t.app.services.db;
+  const step = await db.selectFrom('run_steps').select(['sequence', 'payload']).where('run_id', '=', id).where('kind', '=', 'TOOL').executeTakeFirstOrThrow();
+  const payload = (typeof step.payload === 'string' ? JSON.parse(step.payload) : step.payload) as { toolArtifacts?: unknown[] };
+  payload.toolArtifacts = [...(payload.toolArtifacts ?? []), UNKNOWN_ARTIFACT];
+  await db
+    .updateTable('run_steps')
+    .set({ payload: JSON.stringify(payload) })
+    .where('run_id', '=', id)
+    .where('sequence', '=', step.sequence)
+    .execute();
+}
+
+async function pwned(page: Page): Promise<unknown> {
+  return page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned);
+}
+
+describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s', (kind) => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let admin: Guarded;
+  let adminContext: BrowserContext;
+  const configurations: Record<string, string> = {};
+  let bobToken: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { env: { AIRLOCK_TOOL_MODULES: CONSOLE_TOOLS } });
+    const { url } = await t.app.server.start();
+    base = url.replace(/\/graphql$/, '');
+    configurations.report = await scriptedConfiguration(t, `report ${NAME_XSS}`, {
+      privacyLevel: 'FULL',
+      delayMs: 600,
+      replies: [{ content: `answer ${XSS}`, toolCalls: [{ name: 'console_report', arguments: {} }] }, { content: `final ${XSS}`, toolCalls: [] }],
+    });
+    configurations.approve = await scriptedConfiguration(t, 'approve', {
+      privacyLevel: 'FULL',
+      replies: [{ content: 'writing', toolCalls: [{ name: 'console_note', arguments: { text: 'hello' } }] }, { content: 'written', toolCalls: [] }],
+    });
+    configurations.quiet = await scriptedConfiguration(t, 'quiet', { privacyLevel: 'METADATA', replies: [{ content: 'secret answer', toolCalls: [] }] });
+    configurations.bulk = await scriptedConfiguration(t, 'bulk', { delayMs: 300, replies: [{ content: 'ok', toolCalls: [] }] });
+    const bob = await t.gql(`mutation { createUser(input: { name: "bob" }) { ... on CreateUserPayload { token } } }`);
+    bobToken = bob.data.createUser.token;
+    browser = await launchChromium();
+    adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    admin = await guardedPage(adminContext);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('(1, 2) signs in, starts a run from the playground with a group ticked, shows its steps live and every artifact member, all markup as text', async () => {
+    const { page } = admin;
+    await signIn(page, base, t.adminToken);
+    expect(await page.evaluate(() => location.href)).not.toContain(t.adminToken);
+    await page.goto(`${base}/dashboard#/playground`);
+    await page.locator('#configuration').selectOption(configurations.report!);
+    const group = page.locator('#group-console');
+    await group.waitFor();
+    // console_off is switched off: shown unticked and disabled, with the reason.
+    await expect.poll(() => page.locator('#tool-console_off').isDisabled()).toBe(true);
+    expect(await page.locator('#tool-console_off-reason').textContent()).toMatch(/Not offered/);
+    // Ticking a partly offered group leaves it mixed (not checked): a click, not check().
+    await group.click();
+    await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(true);
+    // Only some of the group is offered: the group checkbox is "mixed".
+    expect(await group.evaluate((el) => (el as HTMLInputElement).indeterminate)).toBe(true);
+    await page.locator('#prompt').fill(`prompt ${XSS}`);
+    // The choices survive a reload (once the page has saved them).
+    await expect.poll(() => page.evaluate(() => sessionStorage.getItem('airlock.playground') ?? '')).toContain('prompt <img');
+    await page.reload();
+    await expect.poll(() => page.locator('#prompt').inputValue()).toBe(`prompt ${XSS}`);
+    await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(true);
+    expect(await page.locator('#configuration').inputValue()).toBe(configurations.report);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'playground.png'), fullPage: true });
+    if (DOCS_SCREENSHOTS) copyFileSync(path.join(SCREENSHOT_DIR, 'playground.png'), 'docs/console-playground.png');
+
+    await page.locator('#start-run').click();
+    await page.waitForURL(/#\/runs\/.+/);
+    // The first step arrives while the run is still running: steps stream in.
+    await page.locator('.step').first().waitFor();
+    expect(await page.locator('#run-status').getAttribute('data-status')).toBe('RUNNING');
+    await page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
+    await page.locator('.step-tool').waitFor();
+
+    const tool = page.locator('.step-tool');
+    expect(await tool.locator('.tool-result').textContent()).toBe(`report for the model ${XSS}`);
+    expect(await tool.locator('.table-artifact td').allTextContents()).toEqual(['cell', XSS, 'second', 'plain']);
+    expect(await tool.locator('.table-artifact th').allTextContents()).toEqual(['name', XSS]);
+    expect(await tool.locator('.text-artifact pre').textContent()).toBe(`text artifact ${XSS}`);
+    expect(await page.locator('.step-llm .content').first().textContent()).toBe(`answer ${XSS}`);
+    expect(await page.locator('#run-prompt').textContent()).toBe(`prompt ${XSS}`);
+    expect(await page.locator('#run-usage').textContent()).toMatch(/tokens/);
+
+    // A stored step holding an artifact of a type this version does not know (as another version
+    // could have written it): the replay shows it as JSON, never drops it.
+    const runId = decodeURIComponent(new URL(page.url()).hash.replace('#/runs/', ''));
+    await appendUnknownArtifact(t, runId);
+    await page.reload();
+    await page.locator('.unknown-artifact').waitFor();
+    expect(await tool.locator('.table-artifact td').allTextContents()).toEqual(['cell', XSS, 'second', 'plain']);
+    expect(await tool.locator('.unknown-artifact figcaption').textContent()).toContain('type chart');
+    expect(JSON.parse((await tool.locator('.unknown-artifact pre').textContent())!)).toEqual(UNKNOWN_ARTIFACT.data);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'inspector.png'), fullPage: true });
+    if (DOCS_SCREENSHOTS) copyFileSync(path.join(SCREENSHOT_DIR, 'inspector.png'), 'docs/console-inspector.png');
+
+    // The runs list shows the prompt and the configuration name as text too.
+    await page.goto(`${base}/dashboard#/runs`);
+    await page.locator('#runs-table').waitFor();
+    expect(await page.locator('#runs-table').textContent()).toContain(`prompt ${XSS}`);
+    expect(await page.locator('#filter-configuration').textContent()).toContain(`report ${NAME_XSS}`);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'runs.png'), fullPage: true });
+  }, 60_000);
+
+  it('(2) no payload runs, in a context without CSP as well: text nodes only', async () => {
+    // With CSP bypassed, only the rendering (text nodes) stands between the payloads and the page.
+    const context = await browser.newContext({ bypassCSP: true });
+    try {
+      const bare = await guardedPage(context);
+      await signIn(bare.page, base, t.adminToken);
+      const runs = await t.gql(`{ runs(filter: { configurationId: "${configurations.report}" }) { edges { node { id } } } }`);
+      const id = runs.data.runs.edges[0].node.id as string;
+      for (const hash of [`#/runs/${id}`, '#/runs', '#/playground', '#/admin']) {
+        await bare.page.goto(`${base}/dashboard${hash}`);
+        await bare.page.locator('main h1').waitFor();
+        await bare.page.waitForLoadState('networkidle');
+        if (hash.startsWith('#/runs/')) await bare.page.locator('.unknown-artifact').waitFor();
+        if (hash === '#/admin') await bare.page.locator('#usage-heading').waitFor();
+        for (const page of [bare.page, admin.page]) {
+          expect(await pwned(page), hash).toBeUndefined();
+          expect(await page.locator('main img, main script, main svg, main iframe, a[href^="javascript:"]').count(), hash).toBe(0);
+        }
+      }
+      expect(bare.dialogs).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    expect(admin.dialogs).toEqual([]);
+    expect(admin.violations).toEqual([]);
+  }, 60_000);
+
+  it('(3) an approval decided from the queue resumes the run; a non-admin sees only their own runs, filtered', async () => {
+    const { page } = admin;
+    const started = await t.gql(START_RUN, { input: { configurationId: configurations.approve, prompt: 'write a note', tools: ['console_note'] } });
+    const runId = started.data.startRun.id as string;
+    await page.goto(`${base}/dashboard#/approvals`);
+    const entry = page.locator(`li[data-run-id="${runId}"]`);
+    await entry.waitFor({ timeout: 15_000 });
+    expect(await entry.locator('.preview').textContent()).toBe('will write the note: hello');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'approvals.png'), fullPage: true });
+    await entry.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText(/Approved: the run resumes/).waitFor();
+    await page.goto(`${base}/dashboard#/runs/${encodeURIComponent(runId)}`);
+    await page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('.step-approval').textContent()).toMatch(/Approved by/);
+    expect(await page.locator('.step-tool .tool-result').textContent()).toBe('noted: hello');
+
+    // bob, a non-admin, in a second context.
+    const bobRun = await t.gql(START_RUN, { input: { configurationId: configurations.quiet, prompt: 'bob prompt' } }, bobToken);
+    const bobRunId = bobRun.data.startRun.id as string;
+    const bobContext = await browser.newContext();
+    try {
+      const bob = await guardedPage(bobContext);
+      await signIn(bob.page, base, bobToken);
+      expect(await bob.page.locator('nav[aria-label="Console"]').textContent()).not.toContain('Admin');
+      await bob.page.locator('#runs-table').waitFor();
+      await expect.poll(() => bob.page.locator('#runs-table tbody tr').count()).toBe(1);
+      expect(await bob.page.locator('#runs-table tbody tr').getAttribute('data-run-id')).toBe(bobRunId);
+      expect(await bob.page.locator('#filter-user').count()).toBe(0);
+      await bob.page.goto(`${base}/dashboard#/runs/${encodeURIComponent(bobRunId)}`);
+      await bob.page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
+      expect(await bob.page.locator('#privacy-note').textContent()).toMatch(/METADATA/);
+      await bob.page.locator('.step-llm').waitFor();
+      expect(await bob.page.locator('.step-llm').textContent()).not.toContain('secret answer');
+      expect(await bob.page.locator('.step-llm .hidden-note').textContent()).toMatch(/not shown/);
+      // The admin's run is not visible to bob.
+      await bob.page.goto(`${base}/dashboard#/runs/${encodeURIComponent(runId)}`);
+      await bob.page.getByText(/No run with this id is visible to you/).waitFor();
+      expect(bob.dialogs).toEqual([]);
+      expect(bob.violations).toEqual([]);
+    } finally {
+      await bobContext.close();
+    }
+  }, 60_000);
+
+  it('(4) the live list follows 50 concurrent runs without a reload (reports the p95 of status change → row)', async () => {
+    const { page } = admin;
+    await page.goto(`${base}/dashboard#/runs`);
+    await page.locator('#filter-configuration').selectOption(configurations.bulk!);
+    await page.locator('#runs-empty').waitFor();
+    await page.evaluate(() => {
+      const seen: Record<string, number> = {};
+      (window as unknown as { __completedAt: Record<string, number> }).__completedAt = seen;
+      const record = () => {
+        for (const cell of document.querySelectorAll('tr[data-run-id] td.status[data-status="COMPLETED"]')) {
+          const id = cell.parentElement!.getAttribute('data-run-id')!;
+          seen[id] ??= Date.now();
+        }
+      };
+      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+    });
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    const ids = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const result = await t.gql(START_RUN, { input: { configurationId: configurations.bulk, prompt: `bulk ${i}` } });
+        expect(result.data?.startRun.__typename, JSON.stringify(result)).toBe('Run');
+        return result.data.startRun.id as string;
+      }),
+    );
+    await expect.poll(() => page.locator('td.status[data-status="COMPLETED"]').count(), { timeout: 30_000 }).toBe(50);
+    expect(navigations.filter((url) => !url.includes('#'))).toEqual([]);
+    const seen = await page.evaluate(() => (window as unknown as { __completedAt: Record<string, number> }).__completedAt);
+    const runs = await t.gql(`query($f: RunFilter) { runs(filter: $f, first: 100) { totalCount edges { node { id finishedAt } } } }`, { f: { configurationId: configurations.bulk } });
+    expect(runs.data.runs.totalCount).toBe(50);
+    const lags = runs.data.runs.edges.map((edge: { node: { id: string; finishedAt: string } }) => seen[edge.node.id]! - Date.parse(edge.node.finishedAt)).sort((a: number, b: number) => a - b);
+    expect(lags).toHaveLength(ids.length);
+    const p95 = lags[Math.ceil(lags.length * 0.95) - 1];
+    console.log(`[console ${kind}] list update after a run finished, 50 concurrent runs: p50 ${lags[Math.floor(lags.length / 2)]} ms, p95 ${p95} ms, max ${lags.at(-1)} ms`);
+    expect(await page.locator('#runs-total').textContent()).toMatch(/^50 runs/);
+    // The page stays responsive: it answers an evaluation at once after the burst.
+    expect(await page.evaluate(() => 1 + 1)).toBe(2);
+  }, 60_000);
+
+  it('(5) axe finds no serious or critical violation on any page', async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    try {
+      const { page } = await guardedPage(context);
+      await page.goto(`${base}/dashboard`);
+      await page.getByLabel('API token').waitFor();
+      await noSeriousAxeViolation(page, 'sign-in');
+      await signIn(page, base, t.adminToken);
+      const runs = await t.gql(`{ runs(filter: { configurationId: "${configurations.report}" }) { edges { node { id } } } }`);
+      const pages: [string, string][] = [
+        ['runs', '#/runs'],
+        ['inspector', `#/runs/${encodeURIComponent(runs.data.runs.edges[0].node.id)}`],
+        ['playground', '#/playground'],
+        ['approvals', '#/approvals'],
+        ['admin', '#/admin'],
+      ];
+      for (const [name, hash] of pages) {
+        await page.goto(`${base}/dashboard${hash}`);
+        await page.locator('main h1').waitFor();
+        await page.waitForLoadState('networkidle');
+        if (name === 'inspector') await page.locator('.unknown-artifact').waitFor();
+        if (name === 'admin') await page.locator('#usage-table').waitFor();
+        if (name === 'playground') await page.locator('#group-console').waitFor();
+        await noSeriousAxeViolation(page, name);
+        if (name === 'admin') await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'admin.png'), fullPage: true });
+      }
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('a revoked token returns to sign-in with a clear message', async () => {
+    const created = await t.gql(`mutation { createUser(input: { name: "carol" }) { ... on CreateUserPayload { token user { id } } } }`);
+    const context = await browser.newContext();
+    try {
+      const { page } = await guardedPage(context);
+      await page.goto(`${base}/dashboard`);
+      await page.getByLabel('API token').fill('not-a-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#signin-error').waitFor();
+      expect(await page.locator('#signin-error').textContent()).toMatch(/refused this token/);
+      await signIn(page, base, created.data.createUser.token);
+      await t.gql(`mutation($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }`, { id: created.data.createUser.user.id });
+      await page.locator('#signin-error').waitFor({ timeout: 15_000 });
+      expect(await page.locator('#signin-error').textContent()).toMatch(/refused this token/);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
+
+// Keep an import of readFileSync used for AXE presence: fail clearly when axe-core is missing.
+if (CHROMIUM) readFileSync(AXE);
