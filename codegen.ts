@@ -15,7 +15,7 @@ import { buildSchema } from './src/graphql/schema.ts';
  */
 const config: CodegenConfig = {
   schema: printSchema(buildSchema()),
-  // Where `graphql(...)` operations are written (the dashboard's sources join this list).
+  // Where `graphql(...)` operations are written: the tests and the console's sources.
   documents: ['test/**/*.ts', 'src/dashboard/app/**/*.js'],
   // Only `graphql(...)` marks an operation: several tests name their own string helper `gql`.
   pluckConfig: { globalGqlIdentifierName: 'graphql' },
