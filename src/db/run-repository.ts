@@ -4,6 +4,14 @@ import type { Db, RunRow } from './database.ts';
 import type { RunWriter } from './run-batch-writer.ts';
 import { markAuditIncomplete, settleRun, settleRunWithoutOutcome } from './repositories/runs.ts';
 
+/** How a pass of the loop ended, as both ways of settling a run store it. */
+const endOf = (outcome: RunOutcome) => ({
+  status: outcome.status,
+  terminationReason: outcome.terminationReason ?? 'COMPLETED',
+  truncated: outcome.truncated,
+  iterations: outcome.iterations,
+});
+
 /** The storage of a run recorder: steps through the group-commit writer, the outcome and flags by row. */
 export function createRunRepository(db: Db, writer: RunWriter): RunRepository<RunRow> {
   return {
@@ -11,10 +19,7 @@ export function createRunRepository(db: Db, writer: RunWriter): RunRepository<Ru
       writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
     settle: async (runId, outcome: RunOutcome, storedFinalContent) =>
       (await settleRun(db, runId, {
-        status: outcome.status,
-        terminationReason: outcome.terminationReason ?? 'COMPLETED',
-        truncated: outcome.truncated,
-        iterations: outcome.iterations,
+        ...endOf(outcome),
         finalContent: storedFinalContent,
         promptTokens: outcome.usage.promptTokens,
         completionTokens: outcome.usage.completionTokens,
@@ -22,13 +27,7 @@ export function createRunRepository(db: Db, writer: RunWriter): RunRepository<Ru
         errorMessage: outcome.errorMessage,
       })) ?? null,
     settleWithoutOutcome: async (runId, outcome: RunOutcome, errorMessage) =>
-      (await settleRunWithoutOutcome(db, runId, {
-        status: outcome.status,
-        terminationReason: outcome.terminationReason ?? 'COMPLETED',
-        truncated: outcome.truncated,
-        iterations: outcome.iterations,
-        errorMessage,
-      })) ?? null,
+      (await settleRunWithoutOutcome(db, runId, { ...endOf(outcome), errorMessage })) ?? null,
     markAuditIncomplete: (runId) => markAuditIncomplete(db, runId),
     expedite: () => writer.expedite(),
   };

@@ -3,7 +3,7 @@ import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { turnDigest } from '../../src/runtime/approval.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { collect, lastEvent, RUN_AGENT, wsClient } from '../helpers/runs.ts';
+import { collect, lastEvent, RUN_AGENT, vendorConfiguration, wsClient } from '../helpers/runs.ts';
 import { openaiWire } from '../fixtures/wires/openai.ts';
 import type { FakeServer } from '../fixtures/wires/fake-server.ts';
 
@@ -47,16 +47,7 @@ describe.each(TEST_DATABASES)('a turn that repeats a tool-call id on %s', (kind)
     alice = { id: created.user.id, token: created.token };
     // Alice may write customers, not orders.
     await t.gql(`mutation($id: ID!) { grantTable(userId: $id, table: "customers", mode: WRITE) { __typename } }`, { id: alice.id });
-    const provider = await t.gql(`mutation($input: CreateProviderInput!) { createProvider(input: $input) { ... on Provider { id } } }`, {
-      input: { name: 'compatible', kind: 'OPENAI', baseUrl: openaiWire.baseUrl(vendor), settings: { timeoutMs: 5_000 } },
-    });
-    const model = await t.gql(`mutation($input: CreateModelInput!) { createModel(input: $input) { ... on Model { id } } }`, {
-      input: { providerId: provider.data.createProvider.id, name: 'passthrough', providerModelId: 'served-model', inputPricePerMTok: 1, outputPricePerMTok: 1 },
-    });
-    const configuration = await t.gql(`mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { ... on Configuration { id } } }`, {
-      input: { name: 'editor', modelId: model.data.createModel.id, privacyLevel: 'FULL', allowedToolGroups: ['editing', 'structure'] },
-    });
-    configurationId = configuration.data.createConfiguration.id;
+    configurationId = await vendorConfiguration(t, 'editor', openaiWire.baseUrl(vendor), { privacyLevel: 'FULL', allowedToolGroups: ['editing', 'structure'] });
   });
   afterAll(async () => {
     await vendor?.close();

@@ -1,9 +1,10 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import { createTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';
-import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
+import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, vendorConfiguration, wsClient } from '../helpers/runs.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 import { encodeOpenAi } from '../fixtures/wires/openai.ts';
 import { eventually } from '../protocol/raw-socket.ts';
@@ -56,24 +57,14 @@ describe.each(TEST_DATABASES)('startRun on %s', (kind) => {
   const createUser = async (name: string) => member((await t.gql(CREATE_USER, { name })).data?.createUser, 'CreateUserPayload');
   const stateOf = async (runId: string) => (await t.gql(RUN_STATE, { id: runId })).data?.run;
   const storedRunsOf = (globalUserId: string) => {
-    const id = Buffer.from(globalUserId, 'base64').toString('utf8').split(':')[1]!;
-    return t.app.services.db.selectFrom('runs').select(['id', 'status']).where('user_id', '=', id).execute();
+    return t.app.services.db.selectFrom('runs').select(['id', 'status']).where('user_id', '=', decodeGlobalID(globalUserId).id).execute();
   };
 
   beforeAll(async () => {
     t = await startTestApp(kind, { env: { AIRLOCK_MAX_RUNNING_RUNS_PER_USER: String(CAP) } });
     url = (await t.app.server.start()).url;
     provider = await startFakeServer(encodeOpenAi);
-    const created = await t.gql(`mutation($input: CreateProviderInput!) { createProvider(input: $input) { ... on Provider { id } } }`, {
-      input: { name: 'held', kind: 'OPENAI', baseUrl: `${provider.url}/v1`, apiKey: 'sk-test-held-0123456789' },
-    });
-    const model = await t.gql(`mutation($input: CreateModelInput!) { createModel(input: $input) { ... on Model { id } } }`, {
-      input: { providerId: created.data.createProvider.id, name: 'held-model', providerModelId: 'gpt-held', inputPricePerMTok: 1, outputPricePerMTok: 2 },
-    });
-    const configuration = await t.gql(`mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { ... on Configuration { id } } }`, {
-      input: { name: 'held-configuration', modelId: model.data.createModel.id, privacyLevel: 'FULL' },
-    });
-    held = configuration.data.createConfiguration.id;
+    held = await vendorConfiguration(t, 'held-configuration', `${provider.url}/v1`, { privacyLevel: 'FULL' });
     slow = await scriptedConfiguration(t, 'slow', { replies: LOOPING, delayMs: 100, maxIterations: 50, privacyLevel: 'FULL' });
     short = await scriptedConfiguration(t, 'short', { replies: LOOPING, delayMs: 60, maxIterations: 4, finalReply: { content: 'summed up' } });
   });

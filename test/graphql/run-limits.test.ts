@@ -1,9 +1,10 @@
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { textOf } from '../helpers/documents.ts';
-import { RUN_AGENT, wsClient, type RunEvent } from '../helpers/runs.ts';
+import { RUN_AGENT, vendorConfiguration, wsClient, type RunEvent } from '../helpers/runs.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 import { encodeOpenAi } from '../fixtures/wires/openai.ts';
 import { eventually } from '../protocol/raw-socket.ts';
@@ -67,24 +68,14 @@ describe.each(TEST_DATABASES)('limits on concurrent runs on %s', (kind) => {
     return created.data.createUser as { token: string; user: { id: string } };
   };
   const runRowsOf = async (globalUserId: string) => {
-    const id = Buffer.from(globalUserId, 'base64').toString('utf8').split(':')[1]!;
-    return t.app.services.db.selectFrom('runs').select(['id', 'status']).where('user_id', '=', id).execute();
+    return t.app.services.db.selectFrom('runs').select(['id', 'status']).where('user_id', '=', decodeGlobalID(globalUserId).id).execute();
   };
 
   beforeAll(async () => {
     t = await startTestApp(kind, { env: { AIRLOCK_MAX_RUNNING_RUNS_PER_USER: String(CAP) } });
     url = (await t.app.server.start()).url;
     provider = await startFakeServer(encodeOpenAi);
-    const created = await t.gql(`mutation($input: CreateProviderInput!) { createProvider(input: $input) { ... on Provider { id } } }`, {
-      input: { name: 'held', kind: 'OPENAI', baseUrl: `${provider.url}/v1`, apiKey: 'sk-test-held-0123456789' },
-    });
-    const model = await t.gql(`mutation($input: CreateModelInput!) { createModel(input: $input) { ... on Model { id } } }`, {
-      input: { providerId: created.data.createProvider.id, name: 'held-model', providerModelId: 'gpt-held', inputPricePerMTok: 1, outputPricePerMTok: 2 },
-    });
-    const configuration = await t.gql(`mutation($input: CreateConfigurationInput!) { createConfiguration(input: $input) { ... on Configuration { id } } }`, {
-      input: { name: 'held-configuration', modelId: model.data.createModel.id },
-    });
-    configurationId = configuration.data.createConfiguration.id;
+    configurationId = await vendorConfiguration(t, 'held-configuration', `${provider.url}/v1`);
   });
   afterAll(async () => {
     await provider.close();

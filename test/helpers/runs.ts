@@ -124,3 +124,23 @@ export function sseEvents(text: string, field: string): any[] {
     .filter((payload) => payload.data)
     .map((payload) => payload.data[field]);
 }
+
+/**
+ * An OpenAI-compatible provider at `baseUrl` (a fake vendor server), a model and a configuration;
+ * returns the configuration's global id. `configuration` adds to the configuration's input.
+ */
+export async function vendorConfiguration(
+  t: TestApp,
+  name: string,
+  baseUrl: string,
+  configuration: { privacyLevel?: PrivacyLevel; allowedToolGroups?: string[] } = {},
+): Promise<string> {
+  const provider = await t.gql(CREATE_PROVIDER, {
+    input: { name: `p-${name}`, kind: 'OPENAI', baseUrl, apiKey: 'sk-test-vendor-0123456789' },
+  });
+  const model = await t.gql(CREATE_MODEL, {
+    input: { providerId: member(provider.data?.createProvider, 'Provider').id, name: `m-${name}`, providerModelId: `vendor-${name}`, inputPricePerMTok: 1, outputPricePerMTok: 2 },
+  });
+  const created = await t.gql(CREATE_CONFIGURATION, { input: { name, modelId: member(model.data?.createModel, 'Model').id, ...configuration } });
+  return member(created.data?.createConfiguration, 'Configuration').id;
+}
