@@ -8,13 +8,16 @@ import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
 import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
-import { createRunManager } from './services/run-manager.ts';
+import { createRunManager, runCancellationSchema, type RunCancellation } from './services/run-manager.ts';
+import { createRedisBroadcast, createRedisRunBus } from './cluster/bus.ts';
+import { connectRedis, describeRedisUrl, type RedisTransport } from './cluster/redis.ts';
+import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
-import { createUserRevocations } from './services/user-revocations.ts';
+import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
-import { createLogger, LogRing, SecretScrubber } from './logger.ts';
+import { createLogger, LogRing, SecretScrubber, type Logger } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
 import { sealPlaintextHeaders } from './services/providers.ts';
 import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
@@ -59,6 +62,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
   scrubber.add(masterKey.toString('base64'), masterKey.toString('hex'));
 
   let handle: DbHandle | null = null;
+  let transport: RedisTransport | null = null;
   try {
     handle = await createDb({ ...config, pgliteTemplate: options.pgliteTemplate });
     const applied = await migrateToLatest(handle.db);
@@ -66,8 +70,11 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
+    const cluster = await connectCluster(config, logger);
+    transport = cluster.transport;
     const base: Omit<Services, 'runs'> = {
-      revocations: createUserRevocations((error) => logger.error({ err: error }, 'a listener of user revocations failed')),
+      revocations: cluster.revocations,
+      cancellations: cluster.cancellations,
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -82,7 +89,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       secrets: createSecretBox(masterKey),
       scrubber,
       logger,
-      bus: createRunEventBus<RunRow>(),
+      bus: cluster.bus,
       writer: createRunWriter(handle.db),
     };
     const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
@@ -110,13 +117,39 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
         stopCancellingRuns();
         clearInterval(retention);
         await services.runs.stop();
+        await transport?.close();
         await dbHandle.close();
       },
     };
   } catch (error) {
+    await transport?.close();
     await handle?.close();
     throw error;
   }
+}
+
+/**
+ * The bus and broadcasts of this instance: in-process without REDIS_URL; over Redis with it (the
+ * start fails, naming REDIS_URL, when Redis cannot be reached).
+ */
+async function connectCluster(config: Config, logger: Logger) {
+  const onListenerError = (what: string) => (error: unknown) => logger.error({ err: error }, `a listener of ${what} failed`);
+  if (!config.redisUrl) {
+    return {
+      transport: null,
+      bus: createRunEventBus<RunRow>({ subscriberBuffer: config.subscriberBuffer }),
+      revocations: createUserRevocations(onListenerError('user revocations')),
+      cancellations: createLocalBroadcast<RunCancellation>(onListenerError('run cancellations')),
+    };
+  }
+  const transport = await connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, logger: logger.child({ component: 'redis' }) });
+  logger.info({ redis: describeRedisUrl(config.redisUrl), prefix: config.redisPrefix, instance: transport.instanceId }, 'live events and control travel over Redis');
+  return {
+    transport,
+    bus: createRedisRunBus(transport, { subscriberBuffer: config.subscriberBuffer, logger }),
+    revocations: createRedisBroadcast(transport, 'revocation', userRevocationSchema, onListenerError('user revocations')),
+    cancellations: createRedisBroadcast(transport, 'cancel', runCancellationSchema, onListenerError('run cancellations')),
+  };
 }
 
 /** The service: the runtime plus the server on top of it. */

@@ -40,6 +40,12 @@ export interface Config {
   readonly maxResponseBytes: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
   readonly corsOrigins: readonly string[];
+  /** Redis for live events and control between instances; null = one instance, in-process bus. */
+  readonly redisUrl: string | null;
+  /** Prefix of this deployment's Redis channels (several deployments can share one Redis). */
+  readonly redisPrefix: string;
+  /** Events one live subscriber may fall behind before it is cut off (it can subscribe again and replay). */
+  readonly subscriberBuffer: number;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +112,16 @@ const envSchema = z.object({
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
   AIRLOCK_MAX_RESPONSE_BYTES: integerFrom(1_024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  REDIS_URL: optionalText.refine(
+    (value) => value === null || /^rediss?:\/\/[^/]/.test(value),
+    'must be a redis:// or rediss:// URL (unset it to run one instance with the in-process bus)',
+  ),
+  AIRLOCK_REDIS_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or : _ . -')
+    .default('airlock:'),
+  AIRLOCK_SUBSCRIBER_BUFFER: integerFrom(10, 1_000_000).default(10_000),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
@@ -141,6 +157,12 @@ export function loadConfig(environment: Environment = process.env): Config {
         'survive a restart on any machine (generate one with `openssl rand -base64 32`)',
     );
   }
+  if (env.REDIS_URL !== null && env.DATABASE_URL === null) {
+    throw new ConfigError(
+      'Invalid configuration:\n  REDIS_URL: needs DATABASE_URL (PostgreSQL): the embedded database serves one process, so there is ' +
+        'nothing to share between instances; set DATABASE_URL to run several instances, or unset REDIS_URL',
+    );
+  }
   return Object.freeze({
     env: env.NODE_ENV,
     port: env.PORT,
@@ -161,6 +183,9 @@ export function loadConfig(environment: Environment = process.env): Config {
     maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,
     maxResponseBytes: env.AIRLOCK_MAX_RESPONSE_BYTES,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.AIRLOCK_REDIS_PREFIX,
+    subscriberBuffer: env.AIRLOCK_SUBSCRIBER_BUFFER,
   });
 }
 
@@ -173,9 +198,11 @@ export function secretValues(config: Config): string[] {
   const secrets: string[] = [];
   if (config.adminToken) secrets.push(config.adminToken);
   if (config.masterKey) secrets.push(config.masterKey.toString('base64'), config.masterKey.toString('hex'));
-  if (config.databaseUrl) {
+  for (const url of [config.databaseUrl, config.redisUrl]) {
+    if (!url) continue;
+    secrets.push(url);
     try {
-      const password = decodeURIComponent(new URL(config.databaseUrl).password);
+      const password = decodeURIComponent(new URL(url).password);
       if (password) secrets.push(password);
     } catch {
       // An unparsable URL fails later at connect time; there is no password to protect here.

@@ -6,7 +6,8 @@ import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import type { RunEventBus } from './runtime/events.ts';
-import type { RunManager } from './services/run-manager.ts';
+import type { RunCancellation, RunManager } from './services/run-manager.ts';
+import type { Broadcast } from './runtime/broadcast.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
 import type { ToolData } from './tools/data.ts';
 import type { ToolRegistry } from './tools/registry.ts';
@@ -25,8 +26,10 @@ export interface Services {
   readonly logger: Logger;
   /** Group commit of run steps and usage records (one statement for the rows of concurrent runs). */
   readonly writer: RunWriter;
-  /** Per-run live events (in-process; replaceable by a distributed event target). */
+  /** Per-run and list-level live events (in-process, or over Redis with REDIS_URL). */
   readonly bus: RunEventBus<RunRow>;
+  /** Carries cancelRun to the instance that drives the run. */
+  readonly cancellations: Broadcast<RunCancellation>;
   /** Starts, cancels and settles agent runs. */
   readonly runs: RunManager;
   /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */

@@ -181,6 +181,8 @@ export interface RunsTable {
    * feeds compare it (with the step sequence) to drop events older than their snapshot.
    */
   state_version: Generated<number>;
+  /** Set by `cancelRun` on an instance that does not drive the run; the driving one reads it at its heartbeat. */
+  cancel_requested_at: Date | null;
 }
 
 export interface RunStepsTable {

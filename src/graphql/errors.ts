@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, RunLimitError, StaleApprovalError, ValidationError } from '../errors.ts';
 import { builder } from './builder.ts';
-import { SubscriberOverflowError } from '../runtime/events.ts';
+import { EventBusUnavailableError, SubscriberOverflowError } from '../runtime/events.ts';
 
 /** Every typed error implements `Error { message }`, so clients can select `... on Error`. */
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
@@ -64,6 +64,7 @@ const CODES = new Map<Function, string>([
   [StaleApprovalError, 'CONFLICT'],
   [RunLimitError, 'RUN_LIMIT_REACHED'],
   [SubscriberOverflowError, 'SUBSCRIBER_OVERFLOW'],
+  [EventBusUnavailableError, 'EVENT_BUS_UNAVAILABLE'],
 ]);
 
 /**

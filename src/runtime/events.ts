@@ -66,13 +66,16 @@ export type RunBusEvent<Run = unknown> =
 
 /**
  * Typed per-run topics. `subscribe` registers at once (not on first read), so a subscriber taken
- * before a run starts misses nothing. The in-process implementation serves one process; a
- * distributed one (Redis pub/sub, say) can implement the same interface for several replicas.
+ * before a run starts misses nothing. The in-process implementation serves one process; the Redis
+ * one (src/cluster/bus.ts) implements the same interface for several instances.
  */
 export interface RunEventBus<Run = unknown> {
   publish(event: RunBusEvent<Run>): void;
-  /** Events of one run from now on; `return()` unsubscribes. */
-  subscribe(runId: string): AsyncIterableIterator<RunBusEvent<Run>>;
+  /**
+   * Events of one run from now on; `return()` unsubscribes. `drivenHere`: the caller is about to
+   * drive this run in this process, so its events never depend on another instance.
+   */
+  subscribe(runId: string, options?: { readonly drivenHere?: boolean }): AsyncIterableIterator<RunBusEvent<Run>>;
   /**
    * The list-level topic: events of every run from now on (only the given types, when listed), in
    * publication order per run; same registration and overflow rules as `subscribe`. The live list
@@ -97,6 +100,34 @@ export class SubscriberOverflowError extends DomainError {
   override readonly name = 'SubscriberOverflowError';
 }
 
+/**
+ * The bus lost the live feed of other instances (a distributed bus whose connection dropped): a
+ * subscriber that depends on it is told so (code `EVENT_BUS_UNAVAILABLE`) rather than left waiting.
+ */
+export class EventBusUnavailableError extends DomainError {
+  override readonly name = 'EventBusUnavailableError';
+}
+
+/**
+ * The in-process bus, with what a distributed bus built on it needs: whether anyone here listens to
+ * a run (so a message nobody reads need not be decoded) and a way to cut off the subscribers that
+ * depend on the other instances.
+ */
+export interface LocalRunEventBus<Run = unknown> extends RunEventBus<Run> {
+  /** True when a subscriber of this run, or of every run, is open here. */
+  hasSubscribers(runId: string): boolean;
+  /**
+   * Ends every subscription for which `affected` is true (`runId` null: a list-level one) with
+   * `error`: their next read throws it, after the events already queued.
+   */
+  interrupt(affected: (runId: string | null) => boolean, error: Error): void;
+}
+
+export interface RunEventBusOptions {
+  /** Events a subscriber may fall behind before it is cut off (default SUBSCRIBER_BUFFER). */
+  readonly subscriberBuffer?: number;
+}
+
 interface Channel<Run> {
   /** For list-level channels: the event types it wants (null: all). */
   readonly types: ReadonlySet<string> | null;
@@ -106,7 +137,8 @@ interface Channel<Run> {
   closed: boolean;
 }
 
-export function createRunEventBus<Run = unknown>(): RunEventBus<Run> {
+export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {}): LocalRunEventBus<Run> {
+  const buffer = options.subscriberBuffer ?? SUBSCRIBER_BUFFER;
   const topics = new Map<string, Set<Channel<Run>>>();
   /** The list-level topic (`subscribeAll`), keyed like a run topic. */
   const ALL = Symbol('all runs');
@@ -134,11 +166,11 @@ export function createRunEventBus<Run = unknown>(): RunEventBus<Run> {
       const resolve = channel.waiter;
       channel.waiter = null;
       resolve({ value: event, done: false });
-    } else if (channel.queue.length >= SUBSCRIBER_BUFFER) {
+    } else if (channel.queue.length >= buffer) {
       const of = topic === ALL ? 'the runs list' : `run ${event.runId}`;
       channel.failure = new SubscriberOverflowError(
-      `A subscriber of ${of} fell ${SUBSCRIBER_BUFFER} events behind and was cut off; subscribe again (runEvents replays from storage, the list feeds start with a fresh snapshot).`,
-    );
+        `A subscriber of ${of} fell ${buffer} events behind and was cut off; subscribe again (runEvents replays from storage, the list feeds start with a fresh snapshot).`,
+      );
       close(topic, channel);
     } else {
       channel.queue.push(event);
@@ -184,5 +216,14 @@ export function createRunEventBus<Run = unknown>(): RunEventBus<Run> {
     subscribe: (runId) => open(runId, null),
     subscribeAll: (options) => open(ALL, options?.types ? new Set(options.types) : null),
     subscriberCount: () => subscribers,
+    hasSubscribers: (runId) => everyRun.size > 0 || topics.has(runId),
+    interrupt(affected, error) {
+      const fail = (topic: string | typeof ALL, channel: Channel<Run>) => {
+        channel.failure = error;
+        close(topic, channel);
+      };
+      if (affected(null)) for (const channel of [...everyRun]) fail(ALL, channel);
+      for (const [runId, set] of [...topics]) if (affected(runId)) for (const channel of [...set]) fail(runId, channel);
+    },
   };
 }

@@ -6,6 +6,7 @@ import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import { ForbiddenError, NotFoundError, RunLimitError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { Broadcast } from '../runtime/broadcast.ts';
 import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
@@ -16,9 +17,20 @@ import { executeRun, resumeRun, type RunExecutionDeps, type SuspendedRun } from 
 import { runSelectionOf } from './tool-access.ts';
 import { parseInput } from './validate.ts';
 
-/** What the run manager uses: what running a loop reads, plus the bus its runs publish on. */
+/** A run to stop, asked for on one instance, for the instance that drives it. */
+export interface RunCancellation {
+  readonly runId: string;
+}
+
+export const runCancellationSchema: z.ZodType<RunCancellation> = z.object({ runId: z.uuid() });
+
+/**
+ * What the run manager uses: what running a loop reads, the bus its runs publish on, and the
+ * broadcast that carries cancellations to the instance driving a run.
+ */
 export interface RunManagerDeps extends RunExecutionDeps {
   readonly bus: RunEventBus<RunRow>;
+  readonly cancellations: Broadcast<RunCancellation>;
 }
 
 export interface RunManagerOptions {
@@ -58,7 +70,11 @@ export interface RunManager {
    * `cancel`, `cancelRunsOf` or `stop`. Counts against the per-user cap like any run.
    */
   startDetached(actor: Actor, input: unknown): Promise<RunRow>;
-  /** Owner or admin; cancels a run driven by THIS process, or a run waiting for approval. */
+  /**
+   * Owner or admin. A run driven by this process stops at its next step boundary; a run waiting for
+   * approval is settled CANCELLED now; a run driven by another instance is asked to stop (a durable
+   * request its instance reads at its next heartbeat, and a broadcast that reaches it at once).
+   */
   cancel(actor: Actor, runId: string): Promise<RunRow>;
   /** Approves or denies the turn a run waits on; resumes it in the background. */
   decide(actor: Actor, runId: string, turnDigest: string, approved: boolean): Promise<RunRow>;
@@ -122,6 +138,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   const maxRunning = options.maxRunningRunsPerUser ?? 8;
   /** Runs this process drives, by run id, with the user they run as. */
   const active = new Map<string, { controller: AbortController; done: Promise<void>; userId: string | null }>();
+  const abortDriven = (runId: string) => active.get(runId)?.controller.abort();
   let stopping = false;
   /** Aborted by `stop`: recorders then stop retrying to store a run's end (the sweep settles it). */
   const stopped = new AbortController();
@@ -224,7 +241,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     } as const;
     const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
     if (!run) throw new RunLimitError(maxRunning);
-    const events = subscribe ? bus.subscribe(run.id) : null;
+    const events = subscribe ? bus.subscribe(run.id, { drivenHere: true }) : null;
     const runLogger = logger.child({ runId: run.id });
     track(
       run.id,
@@ -272,7 +289,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   const manager: RunManager = {
     async start(actor, rawInput) {
       const { run, events } = await launch(actor, rawInput, true);
-      return { run, events: events!, cancel: () => active.get(run.id)?.controller.abort() };
+      return { run, events: events!, cancel: () => abortDriven(run.id) };
     },
 
     async startDetached(actor, rawInput) {
@@ -351,6 +368,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         return run;
       }
       if (run.status === 'WAITING_FOR_APPROVAL') return (await cancelWaitingRun(run)) ?? run;
+      if (run.status === 'RUNNING' && (await runs.requestCancel(db, run.id))) services.cancellations.publish({ runId: run.id });
       return run;
     },
 
@@ -377,6 +395,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     async stop() {
       stopping = true;
       clearInterval(heartbeat);
+      stopListening();
       stopped.abort();
       for (const { controller } of active.values()) controller.abort();
       let timer: NodeJS.Timeout | undefined;
@@ -388,9 +407,15 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     },
   };
 
-  // One timer: prove this process's runs are alive, and settle runs whose process is gone.
+  const stopListening = services.cancellations.subscribe(({ runId }) => abortDriven(runId));
+
+  // One timer: prove this process's runs are alive (and stop those cancelled elsewhere), and settle
+  // runs whose process is gone.
   const heartbeat = setInterval(() => {
-    void runs.touchRuns(db, [...active.keys()]).catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
+    void runs
+      .touchRuns(db, [...active.keys()])
+      .then((cancelled) => cancelled.forEach(abortDriven))
+      .catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
     void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'settling stale runs failed'));
   }, heartbeatMs);
   heartbeat.unref();

@@ -121,9 +121,28 @@ export async function markAuditIncomplete(db: Db, id: string): Promise<void> {
 }
 
 /** Proves the driving process is alive; a RUNNING run whose heartbeat goes stale is settled INTERRUPTED. */
-export async function touchRuns(db: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('runs').set({ heartbeat_at: sql`now()` }).where('id', 'in', ids).where('status', '=', 'RUNNING').execute();
+/** Proves these runs alive; returns those of them whose cancellation was asked for elsewhere. */
+export async function touchRuns(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable('runs')
+    .set({ heartbeat_at: sql`now()` })
+    .where('id', 'in', ids)
+    .where('status', '=', 'RUNNING')
+    .returning(['id', 'cancel_requested_at'])
+    .execute();
+  return rows.filter((row) => row.cancel_requested_at !== null).map((row) => row.id);
+}
+
+/** Records that a RUNNING run must be cancelled (by whichever process drives it); false when it is not RUNNING. */
+export async function requestCancel(db: Db, runId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('runs')
+    .set({ cancel_requested_at: sql`now()` })
+    .where('id', '=', runId)
+    .where('status', '=', 'RUNNING')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** A run's totals as its usage rows recorded them, for settling a run whose own totals are not at hand. */

@@ -54,7 +54,7 @@ async function loadRun(context: Context, runId: string): Promise<RunRow> {
 /**
  * Turns bus events into client events for one viewer: admins get the live steps verbatim, everyone
  * else the copy at the run's privacy level. Steps at or below `lastSequence` were already sent
- * (replay) and are skipped. The initiator and admins receive the live final answer even when the
+ * (replay) and are skipped; steps missing before a live one are replayed from storage. The initiator and admins receive the live final answer even when the
  * privacy level does not store it. Ends when the run finished (or parked, with `endOnSuspension`)
  * or when `events` was released.
  */
@@ -71,6 +71,14 @@ async function* streamRun(
       yield { kind: 'started', run: options.startedRun ?? event.run };
     } else if (event.type === 'step') {
       if (event.sequence <= lastSequence) continue;
+      // A step that skips ahead means live events were lost on the way from another instance
+      // (Redis dropped them): the missing ones are stored (a step is published after its commit).
+      if (event.sequence > lastSequence + 1) {
+        for (const { sequence, step } of await context.services.runs.replay(runId, lastSequence)) {
+          if (sequence >= event.sequence) break;
+          yield { kind: 'step', view: { runId, sequence, step } };
+        }
+      }
       lastSequence = event.sequence;
       yield { kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } };
     } else if (event.type === 'suspended') {

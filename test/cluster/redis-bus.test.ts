@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createRedisBroadcast, createRedisRunBus } from '../../src/cluster/bus.ts';
+import { connectRedis, type RedisTransport } from '../../src/cluster/redis.ts';
+import { ConfigError } from '../../src/config.ts';
+import type { RunRow } from '../../src/db/database.ts';
+import { createLogger, LogRing, SecretScrubber } from '../../src/logger.ts';
+import { EventBusUnavailableError, SubscriberOverflowError, type RunBusEvent, type RunEventBus } from '../../src/runtime/events.ts';
+import { userRevocationSchema, type UserRevocation } from '../../src/services/user-revocations.ts';
+import { LogCollector } from '../helpers/app.ts';
+import { freePort, REDIS_SERVER, startPrivateRedis, TEST_REDIS_URL, uniquePrefix, type PrivateRedis } from '../helpers/redis.ts';
+
+function testLogger() {
+  const destination = new LogCollector();
+  return { logger: createLogger({ level: 'info', scrubber: new SecretScrubber(), ring: new LogRing(), destination }), destination };
+}
+
+const messages = (logs: LogCollector): string[] => logs.lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+
+const run = (id: string, status = 'RUNNING'): RunRow =>
+  ({
+    id,
+    status,
+    state_version: 0,
+    created_at: new Date('2026-12-01T10:00:00.000Z'),
+    heartbeat_at: new Date('2026-12-01T10:00:01.000Z'),
+    finished_at: status === 'RUNNING' ? null : new Date('2026-12-01T10:00:02.000Z'),
+    content_purged_at: null,
+    cancel_requested_at: null,
+    user_id: 'u1',
+    prompt: 'hello',
+  }) as unknown as RunRow;
+
+const step = (runId: string, sequence: number): RunBusEvent<RunRow> => ({
+  type: 'step',
+  runId,
+  sequence,
+  stateVersion: 0,
+  progress: { iterations: sequence, usage: { promptTokens: 1, completionTokens: 1, cost: 0 } },
+  full: { kind: 'LLM', content: `full ${sequence}` } as never,
+  filtered: { kind: 'LLM', content: null } as never,
+});
+
+async function take<T>(iterator: AsyncIterator<T>, count: number, timeoutMs = 5_000): Promise<T[]> {
+  const taken: T[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (taken.length < count) {
+    const result = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${taken.length} of ${count} events arrived`)), Math.max(1, deadline - Date.now()))),
+    ]);
+    if (result.done) break;
+    taken.push(result.value);
+  }
+  return taken;
+}
+
+const waitFor = async (condition: () => boolean, what: string, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+interface Instance {
+  transport: RedisTransport;
+  bus: RunEventBus<RunRow>;
+  logs: LogCollector;
+}
+
+const opened: RedisTransport[] = [];
+async function instance(url: string, prefix: string, subscriberBuffer?: number): Promise<Instance> {
+  const { logger, destination } = testLogger();
+  const transport = await connectRedis({ url, prefix, logger });
+  opened.push(transport);
+  return { transport, bus: createRedisRunBus(transport, { logger, subscriberBuffer }), logs: destination };
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((transport) => transport.close()));
+});
+
+describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, own prefix)', () => {
+  it("should deliver another instance's events of a watched run in order, with dates revived, and an instance's own events once", async () => {
+    const prefix = uniquePrefix('bus');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const runId = randomUUID();
+    const onA = a.bus.subscribe(runId);
+    const onB = b.bus.subscribe(runId);
+    a.bus.publish({ type: 'started', runId, run: run(runId) });
+    for (let sequence = 1; sequence <= 20; sequence += 1) a.bus.publish(step(runId, sequence));
+    a.bus.publish({ type: 'finished', runId, finalContent: 'done', run: run(runId, 'COMPLETED') });
+
+    const remote = await take(onB, 22);
+    expect(remote.map((event) => (event.type === 'step' ? event.sequence : event.type))).toEqual(['started', ...Array.from({ length: 20 }, (_, i) => i + 1), 'finished']);
+    const finished = remote.at(-1) as Extract<RunBusEvent<RunRow>, { type: 'finished' }>;
+    expect(finished.run!.finished_at).toBeInstanceOf(Date);
+    expect(finished.run!.created_at.toISOString()).toBe('2026-12-01T10:00:00.000Z');
+    expect((remote[1] as Extract<RunBusEvent<RunRow>, { type: 'step' }>).full).toEqual({ kind: 'LLM', content: 'full 1' });
+
+    const local = await take(onA, 22);
+    expect(local).toHaveLength(22);
+    // Nothing more: the instance does not receive its own messages back from Redis.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    a.bus.publish(step(runId, 99));
+    expect((await take(onA, 1))[0]).toMatchObject({ type: 'step', sequence: 99 });
+    await onA.return!();
+    await onB.return!();
+  });
+
+  it('should give a list-level subscriber of another instance only the event types it asked for', async () => {
+    const prefix = uniquePrefix('list');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const all = b.bus.subscribeAll({ types: ['started', 'finished'] });
+    const [first, second] = [randomUUID(), randomUUID()];
+    a.bus.publish({ type: 'started', runId: first, run: run(first) });
+    a.bus.publish(step(first, 1));
+    a.bus.publish({ type: 'started', runId: second, run: run(second) });
+    a.bus.publish({ type: 'finished', runId: first, finalContent: null, run: null });
+    const events = await take(all, 3);
+    expect(events.map((event) => `${event.type}:${event.runId}`)).toEqual([`started:${first}`, `started:${second}`, `finished:${first}`]);
+    await all.return!();
+  });
+
+  it('should drop a malformed message (logged once) and go on delivering the valid ones', async () => {
+    const prefix = uniquePrefix('garbage');
+    const b = await instance(TEST_REDIS_URL!, prefix);
+    const runId = randomUUID();
+    const watching = b.bus.subscribe(runId);
+    const raw = new Redis(TEST_REDIS_URL!);
+    try {
+      const send = (body: string) => raw.publish(`${prefix}events`, `someone-else\t${runId}\t${body}`);
+      await send('not json');
+      await send(JSON.stringify({ type: 'step', runId, sequence: -1 }));
+      await send(JSON.stringify({ ...step(randomUUID(), 1) })); // its key names another run
+      await send(JSON.stringify({ type: 'started', runId, run: { ...run(runId), created_at: 'not a date' } }));
+      await raw.publish(`${prefix}events`, 'no tabs at all');
+      await send(JSON.stringify(step(runId, 1)));
+      const [event] = await take(watching, 1);
+      expect(event).toMatchObject({ type: 'step', sequence: 1 });
+      expect(messages(b.logs).filter((msg) => msg.includes('malformed run event'))).toHaveLength(1);
+    } finally {
+      raw.disconnect();
+      await watching.return!();
+    }
+  });
+
+  it('should cut off a subscriber that stops reading at its buffer, after what it had queued', async () => {
+    const prefix = uniquePrefix('slow');
+    const a = await instance(TEST_REDIS_URL!, prefix);
+    const b = await instance(TEST_REDIS_URL!, prefix, 10);
+    const runId = randomUUID();
+    const slow = b.bus.subscribe(runId);
+    const fast = b.bus.subscribe(runId);
+    const fastReader = take(fast, 50);
+    for (let sequence = 1; sequence <= 50; sequence += 1) {
+      a.bus.publish(step(runId, sequence));
+      // A reader that keeps up is never cut off (within a burst of 5, even a fast one is behind).
+      if (sequence % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await fastReader).toHaveLength(50);
+    expect(await take(slow, 10)).toHaveLength(10);
+    await expect(slow.next()).rejects.toThrow(SubscriberOverflowError);
+    expect(b.bus.subscriberCount()).toBe(1);
+    await fast.return!();
+  });
+
+  it('should carry a broadcast to every instance once, and drop one that does not fit its schema', async () => {
+    const prefix = uniquePrefix('broadcast');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const errors: unknown[] = [];
+    const onA = createRedisBroadcast(a.transport, 'revocation', userRevocationSchema, (error) => errors.push(error));
+    const onB = createRedisBroadcast(b.transport, 'revocation', userRevocationSchema, (error) => errors.push(error));
+    const seenA: UserRevocation[] = [];
+    const seenB: UserRevocation[] = [];
+    onA.subscribe((message) => seenA.push(message));
+    onB.subscribe((message) => seenB.push(message));
+    const raw = new Redis(TEST_REDIS_URL!);
+    try {
+      await raw.publish(`${prefix}control`, `someone-else\trevocation\t${JSON.stringify({ userId: 'x', reason: 'GONE' })}`);
+      onA.publish({ userId: 'u-1', reason: 'DEACTIVATED' });
+      await waitFor(() => seenB.length === 1, 'the revocation on B');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seenB).toEqual([{ userId: 'u-1', reason: 'DEACTIVATED' }]);
+      expect(seenA).toEqual([{ userId: 'u-1', reason: 'DEACTIVATED' }]);
+      expect(errors).toEqual([]);
+    } finally {
+      raw.disconnect();
+    }
+  });
+});
+
+describe.skipIf(!REDIS_SERVER)('Redis faults (a private redis-server, stopped by pid)', () => {
+  const servers: PrivateRedis[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+
+  it('should refuse to start, naming REDIS_URL and never its password, when Redis is unreachable or refuses the password', async () => {
+    const { logger } = testLogger();
+    const password = `canary-${randomUUID()}`;
+    const closed = `redis://:${password}@127.0.0.1:${await freePort()}`;
+    const unreachable = await connectRedis({ url: closed, prefix: 'x:', logger, connectTimeoutMs: 1_000 }).catch((error: unknown) => error);
+    expect(unreachable).toBeInstanceOf(ConfigError);
+    expect((unreachable as Error).message).toMatch(/REDIS_URL: could not connect to Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED/);
+    expect((unreachable as Error).message).not.toContain(password);
+
+    const guarded = await startPrivateRedis({ password: 'the-right-one' });
+    servers.push(guarded);
+    const wrong = await connectRedis({ url: `redis://:${password}@127.0.0.1:${guarded.port}`, prefix: 'x:', logger }).catch((error: unknown) => error);
+    expect(wrong).toBeInstanceOf(ConfigError);
+    expect((wrong as Error).message).toMatch(/REDIS_URL: could not connect .*(WRONGPASS|invalid password|NOAUTH)/i);
+    expect((wrong as Error).message).not.toContain(password);
+    const right = await connectRedis({ url: guarded.url, prefix: 'x:', logger });
+    expect(right.connected()).toBe(true);
+    await right.close();
+  });
+
+  it('should end the subscribers that depend on other instances when Redis goes away, keep those of local runs, log once per outage, and recover', async () => {
+    const redis = await startPrivateRedis();
+    servers.push(redis);
+    const prefix = uniquePrefix('outage');
+    const [a, b] = [await instance(redis.url, prefix), await instance(redis.url, prefix)];
+    const remoteRun = randomUUID();
+    const localRun = randomUUID();
+    const watchRemote = b.bus.subscribe(remoteRun);
+    const list = b.bus.subscribeAll();
+    const watchLocal = b.bus.subscribe(localRun, { drivenHere: true });
+    b.bus.publish({ type: 'started', runId: localRun, run: run(localRun) });
+    a.bus.publish({ type: 'started', runId: remoteRun, run: run(remoteRun) });
+    expect((await take(watchRemote, 1))[0]!.type).toBe('started');
+
+    await redis.stop();
+    await waitFor(() => !b.transport.connected(), 'B to notice the outage');
+    // Many events during the outage: none throws, none is queued for later, one line per connection.
+    for (let sequence = 1; sequence <= 100; sequence += 1) a.bus.publish(step(remoteRun, sequence));
+    b.bus.publish(step(localRun, 1));
+    await expect(take(watchRemote, 1)).rejects.toThrow(EventBusUnavailableError);
+    const listEvents: string[] = [];
+    await expect(
+      (async () => {
+        for (;;) {
+          const next = await list.next();
+          if (next.done) return;
+          listEvents.push(next.value.type);
+        }
+      })(),
+    ).rejects.toThrow(/Lost the live feed of the other Airlock instances/);
+    expect(listEvents).toEqual(['started', 'started']);
+    expect((await take(watchLocal, 2)).map((event) => event.type)).toEqual(['started', 'step']);
+    await expect(b.bus.subscribe(randomUUID()).next()).rejects.toThrow(/subscribe again in a moment/);
+    await expect(b.bus.subscribeAll().next()).rejects.toThrow(EventBusUnavailableError);
+    expect(a.transport.stats.dropped).toBeGreaterThanOrEqual(100);
+
+    await redis.start();
+    await waitFor(() => a.transport.connected() && b.transport.connected(), 'both instances to reconnect', 15_000);
+    const again = b.bus.subscribe(remoteRun);
+    await waitFor(() => a.transport.stats.dropped >= 100 && a.transport.connected(), 'the publisher');
+    await waitFor(() => {
+      a.bus.publish(step(remoteRun, 101));
+      return true;
+    }, 'a publish');
+    expect((await take(again, 1))[0]).toMatchObject({ type: 'step', sequence: 101 });
+    await again.return!();
+    await watchLocal.return!();
+
+    for (const logs of [a.logs, b.logs]) {
+      const lost = messages(logs).filter((msg) => /lost the (subscriber|publisher) connection/.test(msg));
+      const back = messages(logs).filter((msg) => /connection to Redis is back/.test(msg));
+      expect(lost.sort()).toEqual(['lost the publisher connection to Redis (REDIS_URL); reconnecting', 'lost the subscriber connection to Redis (REDIS_URL); reconnecting']);
+      expect(back).toHaveLength(2);
+    }
+  }, 60_000);
+});
