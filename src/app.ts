@@ -64,14 +64,15 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
   let handle: DbHandle | null = null;
   let transport: RedisTransport | null = null;
   try {
+    // Redis first: an instance that cannot join its deployment stops before touching the database.
+    const cluster = await connectCluster(config, logger);
+    transport = cluster.transport;
     handle = await createDb({ ...config, pgliteTemplate: options.pgliteTemplate });
     const applied = await migrateToLatest(handle.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
-    const cluster = await connectCluster(config, logger);
-    transport = cluster.transport;
     const base: Omit<Services, 'runs'> = {
       revocations: cluster.revocations,
       cancellations: cluster.cancellations,

@@ -70,12 +70,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ AIRLOCK_TOOL_MODULES: ' ./a.ts, pkg-b ,, ' }).toolModules).toEqual(['./a.ts', 'pkg-b']);
   });
 
-  it('should list the secrets the log scrubber must mask, including the database password', () => {
+  it('should take REDIS_URL only with PostgreSQL, as a redis:// or rediss:// URL, without echoing it', () => {
+    const withPostgres = { DATABASE_URL: 'postgres://localhost/x', AIRLOCK_MASTER_KEY: KEY };
+    expect(loadConfig({}).redisUrl).toBeNull();
+    expect(loadConfig({ ...withPostgres, REDIS_URL: 'rediss://:pw@cache:6380/2' })).toMatchObject({ redisUrl: 'rediss://:pw@cache:6380/2', redisPrefix: 'airlock:' });
+    expect(() => loadConfig({ REDIS_URL: 'redis://localhost:6379' })).toThrowError(/REDIS_URL: needs DATABASE_URL \(PostgreSQL\): the embedded database serves one process/);
+    const secretish = 'http://:canary-redis-password@cache:6379';
+    expect(() => loadConfig({ ...withPostgres, REDIS_URL: secretish })).toThrowError(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => loadConfig({ ...withPostgres, REDIS_URL: secretish })).not.toThrowError(/canary-redis-password/);
+    expect(() => loadConfig({ AIRLOCK_REDIS_PREFIX: 'has space' })).toThrowError(/AIRLOCK_REDIS_PREFIX: must be 1 to 64 letters/);
+    expect(loadConfig({ AIRLOCK_REDIS_PREFIX: 'prod-eu:' }).redisPrefix).toBe('prod-eu:');
+    expect(loadConfig({}).subscriberBuffer).toBe(10_000);
+    expect(() => loadConfig({ AIRLOCK_SUBSCRIBER_BUFFER: '5' })).toThrowError(/AIRLOCK_SUBSCRIBER_BUFFER: must be at least 10/);
+  });
+
+  it('should list the secrets the log scrubber must mask, including the database and Redis passwords', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://app:p%40ss-canary@db:5432/airlock',
       AIRLOCK_MASTER_KEY: KEY,
       AIRLOCK_ADMIN_TOKEN: 'admin-token-0123456789',
+      REDIS_URL: 'redis://default:redis-canary@cache:6379',
     });
-    expect(secretValues(config)).toEqual(expect.arrayContaining(['p@ss-canary', 'admin-token-0123456789', KEY]));
+    expect(secretValues(config)).toEqual(expect.arrayContaining(['p@ss-canary', 'admin-token-0123456789', KEY, 'redis-canary', 'redis://default:redis-canary@cache:6379']));
   });
 });

@@ -132,7 +132,8 @@ interface Channel<Run> {
   /** For list-level channels: the event types it wants (null: all). */
   readonly types: ReadonlySet<string> | null;
   readonly queue: RunBusEvent<Run>[];
-  waiter: ((result: IteratorResult<RunBusEvent<Run>>) => void) | null;
+  /** The pending read, if any: resolved with the next event or the end, rejected with `failure`. */
+  waiter: { resolve: (result: IteratorResult<RunBusEvent<Run>>) => void; reject: (error: Error) => void } | null;
   failure: Error | null;
   closed: boolean;
 }
@@ -156,14 +157,16 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
       set?.delete(channel);
       if (set?.size === 0) topics.delete(topic);
     }
-    channel.waiter?.({ value: undefined, done: true });
+    const waiter = channel.waiter;
     channel.waiter = null;
+    if (waiter && channel.failure) waiter.reject(channel.failure);
+    else waiter?.resolve({ value: undefined, done: true });
   };
 
   const deliver = (topic: string | typeof ALL, channel: Channel<Run>, event: RunBusEvent<Run>) => {
     if (channel.types && !channel.types.has(event.type)) return;
     if (channel.waiter) {
-      const resolve = channel.waiter;
+      const { resolve } = channel.waiter;
       channel.waiter = null;
       resolve({ value: event, done: false });
     } else if (channel.queue.length >= buffer) {
@@ -194,7 +197,7 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
         if (queued) return Promise.resolve({ value: queued, done: false });
         if (channel.failure) return Promise.reject(channel.failure);
         if (channel.closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (channel.waiter = resolve));
+        return new Promise((resolve, reject) => (channel.waiter = { resolve, reject }));
       },
       return() {
         channel.queue.length = 0;

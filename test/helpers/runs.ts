@@ -96,7 +96,7 @@ export interface ScriptedOptions {
 }
 
 /** A SCRIPTED provider + model + configuration; returns the configuration's global id. */
-export async function scriptedConfiguration(t: TestApp, name: string, options: ScriptedOptions): Promise<string> {
+export async function scriptedConfiguration(t: Pick<TestApp, 'gql'>, name: string, options: ScriptedOptions): Promise<string> {
   const provider = await t.gql(CREATE_PROVIDER, {
     input: { name: `p-${name}`, kind: 'SCRIPTED', settings: { replies: options.replies, finalReply: options.finalReply, delayMs: options.delayMs ?? 0 } },
   });

@@ -56,6 +56,30 @@ describe('the service process', () => {
     expect(stderr).not.toMatch(/at .*\.ts:\d+/);
   }, 30_000);
 
+  it.skipIf(!process.env.TEST_DATABASE_URL)('should refuse to start when REDIS_URL cannot be reached, naming the variable and never its password', async () => {
+    const password = `redis-canary-${Date.now()}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        DATABASE_URL: process.env.TEST_DATABASE_URL,
+        AIRLOCK_MASTER_KEY: Buffer.alloc(32, 3).toString('base64'),
+        // Port 1: nothing listens there.
+        REDIS_URL: `redis://default:${password}@127.0.0.1:1`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(output).toMatch(/REDIS_URL: could not connect to Redis at redis:\/\/127\.0\.0\.1:1 \(.*ECONNREFUSED.*\); start Redis there, or correct REDIS_URL/);
+    expect(output).not.toContain(password);
+    expect(output).not.toMatch(/listening on/);
+  }, 30_000);
+
   it('should run one agent loop from the command line with `npm run demo -- --scripted`, printing each step', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo.ts', '--scripted', 'Who are our customers?'], {
       cwd: ROOT,

@@ -32,6 +32,19 @@ type Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": typeof types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": typeof types.ConsoleUsageByDayDocument,
+    "\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.FaultsStartRunDocument,
+    "\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": typeof types.FaultsCancelRunDocument,
+    "\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": typeof types.FaultsRunStateDocument,
+    "\n  subscription FaultsRunUpdates { runUpdates { snapshot run { id status terminationReason } } }\n": typeof types.FaultsRunUpdatesDocument,
+    "\n  mutation InstancesCreateAlice { createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.InstancesCreateAliceDocument,
+    "\n  mutation InstancesStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.InstancesStartRunDocument,
+    "\n  mutation InstancesCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": typeof types.InstancesCancelRunDocument,
+    "\n  query InstancesRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": typeof types.InstancesRunStateDocument,
+    "\n  subscription InstancesRunUpdates { runUpdates { snapshot run { id status } } }\n": typeof types.InstancesRunUpdatesDocument,
+    "\n  subscription InstancesApprovalRequests { approvalRequests { kind snapshot turnDigest run { id } } }\n": typeof types.InstancesApprovalRequestsDocument,
+    "\n  mutation InstancesApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n": typeof types.InstancesApproveDocument,
+    "\n  mutation InstancesEnableEditing($alice: ID!) {\n    setToolEnabled(name: \"update_record\", enabled: true) { enabled }\n    grantTable(userId: $alice, table: \"customers\", mode: WRITE) { __typename }\n  }\n": typeof types.InstancesEnableEditingDocument,
+    "\n  mutation InstancesDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n": typeof types.InstancesDeactivateDocument,
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.ApprovalApproveDocument,
     "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": typeof types.ApprovalSettledRunDocument,
     "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.ApprovalEnableToolDocument,
@@ -149,6 +162,19 @@ const documents: Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": types.ConsoleUsageByDayDocument,
+    "\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.FaultsStartRunDocument,
+    "\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": types.FaultsCancelRunDocument,
+    "\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": types.FaultsRunStateDocument,
+    "\n  subscription FaultsRunUpdates { runUpdates { snapshot run { id status terminationReason } } }\n": types.FaultsRunUpdatesDocument,
+    "\n  mutation InstancesCreateAlice { createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.InstancesCreateAliceDocument,
+    "\n  mutation InstancesStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.InstancesStartRunDocument,
+    "\n  mutation InstancesCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": types.InstancesCancelRunDocument,
+    "\n  query InstancesRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": types.InstancesRunStateDocument,
+    "\n  subscription InstancesRunUpdates { runUpdates { snapshot run { id status } } }\n": types.InstancesRunUpdatesDocument,
+    "\n  subscription InstancesApprovalRequests { approvalRequests { kind snapshot turnDigest run { id } } }\n": types.InstancesApprovalRequestsDocument,
+    "\n  mutation InstancesApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n": types.InstancesApproveDocument,
+    "\n  mutation InstancesEnableEditing($alice: ID!) {\n    setToolEnabled(name: \"update_record\", enabled: true) { enabled }\n    grantTable(userId: $alice, table: \"customers\", mode: WRITE) { __typename }\n  }\n": types.InstancesEnableEditingDocument,
+    "\n  mutation InstancesDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n": types.InstancesDeactivateDocument,
     "\n  mutation ApprovalApprove($id: ID!, $digest: String!, $approved: Boolean!) {\n    approveRun(id: $id, turnDigest: $digest, approved: $approved) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.ApprovalApproveDocument,
     "\n  query ApprovalSettledRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason iterations usage { totalTokens }\n      steps(first: 100) { edges { node { sequence kind toolName toolResult approval { approverName approved turnDigest } } } }\n    }\n  }\n": types.ApprovalSettledRunDocument,
     "\n  mutation ApprovalEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": types.ApprovalEnableToolDocument,
@@ -334,6 +360,58 @@ export function graphql(source: "\n  mutation ConsoleSetUserActive($userId: ID!,
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"): (typeof documents)["\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"): (typeof documents)["\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n"): (typeof documents)["\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription FaultsRunUpdates { runUpdates { snapshot run { id status terminationReason } } }\n"): (typeof documents)["\n  subscription FaultsRunUpdates { runUpdates { snapshot run { id status terminationReason } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesCreateAlice { createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation InstancesCreateAlice { createUser(input: { name: \"alice\" }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation InstancesStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"): (typeof documents)["\n  mutation InstancesCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query InstancesRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n"): (typeof documents)["\n  query InstancesRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InstancesRunUpdates { runUpdates { snapshot run { id status } } }\n"): (typeof documents)["\n  subscription InstancesRunUpdates { runUpdates { snapshot run { id status } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription InstancesApprovalRequests { approvalRequests { kind snapshot turnDigest run { id } } }\n"): (typeof documents)["\n  subscription InstancesApprovalRequests { approvalRequests { kind snapshot turnDigest run { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation InstancesApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesEnableEditing($alice: ID!) {\n    setToolEnabled(name: \"update_record\", enabled: true) { enabled }\n    grantTable(userId: $alice, table: \"customers\", mode: WRITE) { __typename }\n  }\n"): (typeof documents)["\n  mutation InstancesEnableEditing($alice: ID!) {\n    setToolEnabled(name: \"update_record\", enabled: true) { enabled }\n    grantTable(userId: $alice, table: \"customers\", mode: WRITE) { __typename }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation InstancesDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n"): (typeof documents)["\n  mutation InstancesDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createRunEventBus, EventBusUnavailableError, SubscriberOverflowError } from '../../src/runtime/events.ts';
+
+describe('the in-process run event bus', () => {
+  it('should fail a subscriber that is waiting for its next event with the interruption, not end it silently', async () => {
+    const bus = createRunEventBus<null>();
+    const waiting = bus.subscribe('r1');
+    const other = bus.subscribe('r2');
+    const list = bus.subscribeAll();
+    const pending = waiting.next();
+    bus.interrupt((runId) => runId === 'r1' || runId === null, new EventBusUnavailableError('feed lost'));
+    await expect(pending).rejects.toThrow('feed lost');
+    await expect(list.next()).rejects.toThrow(EventBusUnavailableError);
+    // Untouched: a subscriber the interruption did not name.
+    bus.publish({ type: 'finished', runId: 'r2', finalContent: null, run: null });
+    expect((await other.next()).value).toMatchObject({ type: 'finished', runId: 'r2' });
+    expect(bus.subscriberCount()).toBe(1);
+    expect(bus.hasSubscribers('r1')).toBe(false);
+    expect(bus.hasSubscribers('r2')).toBe(true);
+  });
+
+  it('should deliver what a subscriber had queued before the interruption, then fail it', async () => {
+    const bus = createRunEventBus<null>();
+    const behind = bus.subscribe('r1');
+    bus.publish({ type: 'finished', runId: 'r1', finalContent: 'a', run: null });
+    bus.interrupt(() => true, new EventBusUnavailableError('feed lost'));
+    expect((await behind.next()).value).toMatchObject({ finalContent: 'a' });
+    await expect(behind.next()).rejects.toThrow('feed lost');
+  });
+
+  it('should cut off a subscriber at the configured buffer', async () => {
+    const bus = createRunEventBus<null>({ subscriberBuffer: 10 });
+    const slow = bus.subscribe('r1');
+    for (let index = 0; index < 11; index += 1) bus.publish({ type: 'finished', runId: 'r1', finalContent: String(index), run: null });
+    for (let index = 0; index < 10; index += 1) await slow.next();
+    await expect(slow.next()).rejects.toThrow(SubscriberOverflowError);
+    expect(bus.hasSubscribers('r1')).toBe(false);
+  });
+});
