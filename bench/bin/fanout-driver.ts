@@ -37,6 +37,8 @@ const NEXT_FRAME_OVERHEAD = 70;
 
 interface Subscriber {
   readonly group: number;
+  /** Which server it is connected to (the index in `wsUrls`; 0 for the raw broadcaster). */
+  instance: number;
   /** Receipt time (performance.now()) of the first copy of each sequence. */
   readonly received: Map<number, number>;
   duplicates: number;
@@ -62,6 +64,8 @@ export interface CollectResult {
   readonly liveEvents: number;
   readonly lagSamples: number;
   readonly lagMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** p99 lag of the subscribers of each instance (index in `wsUrls`). */
+  readonly p99ByInstance: readonly number[];
   /** Expected (stored) events a subscriber never received, summed over subscribers. */
   readonly lost: number;
   readonly duplicates: number;
@@ -87,7 +91,7 @@ let runsPending: Promise<unknown>[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function newSubscriber(group: number): Subscriber {
-  return { group, received: new Map(), duplicates: 0, outOfOrder: 0, lastSequence: 0, started: false, finished: false, completed: false, error: null, close: () => undefined };
+  return { group, instance: 0, received: new Map(), duplicates: 0, outOfOrder: 0, lastSequence: 0, started: false, finished: false, completed: false, error: null, close: () => undefined };
 }
 
 /** Records one event; `bytes` is only computed for the first copy of an event (to build the schedule). */
@@ -181,12 +185,16 @@ function subscribeRunEvents(client: Client, subscriber: Subscriber, runId: strin
   };
 }
 
-/** One graphql-ws connection per subscriber, spread over the runs; resolves once every one has replayed the run so far. */
-async function openAirlock(wsUrl: string, token: string, runIds: readonly string[], count: number): Promise<{ open: number }> {
+/**
+ * One graphql-ws connection per subscriber, spread over the runs and, with several instances, over
+ * the instances too (every run has subscribers on each); resolves once every one has replayed the run so far.
+ */
+async function openAirlock(wsUrls: readonly string[], token: string, runIds: readonly string[], count: number): Promise<{ open: number }> {
   reset();
   subscribers = await inPool(count, 50, async (index) => {
     const subscriber = newSubscriber(index % runIds.length);
-    const client = await connectGraphqlWs(wsUrl, token);
+    subscriber.instance = Math.floor(index / runIds.length) % wsUrls.length;
+    const client = await connectGraphqlWs(wsUrls[subscriber.instance]!, token);
     subscribeRunEvents(client, subscriber, runIds[subscriber.group]!);
     return subscriber;
   });
@@ -251,6 +259,7 @@ async function collect(expected: readonly (readonly number[])[], timeoutMs: numb
 
 function measure(expected: readonly (readonly number[])[]): CollectResult {
   const lags: number[] = [];
+  const lagsByInstance: number[][] = [];
   const schedule: { group: number; sequence: number; first: number; bytes: number }[] = [];
   let firstLive = Number.POSITIVE_INFINITY;
   let lastLive = Number.NEGATIVE_INFINITY;
@@ -265,12 +274,18 @@ function measure(expected: readonly (readonly number[])[]): CollectResult {
     }
     for (const sequence of sequences) {
       if (sequence <= (liveAbove[group] ?? 0)) continue;
-      const times = members[group]!.map((subscriber) => subscriber.received.get(sequence)).filter((time): time is number => time !== undefined);
-      if (times.length === 0) continue;
-      const first = Math.min(...times);
+      const receipts = members[group]!.flatMap((subscriber) => {
+        const time = subscriber.received.get(sequence);
+        return time === undefined ? [] : [{ time, instance: subscriber.instance }];
+      });
+      if (receipts.length === 0) continue;
+      const first = Math.min(...receipts.map((receipt) => receipt.time));
       firstLive = Math.min(firstLive, first);
-      lastLive = Math.max(lastLive, Math.max(...times));
-      for (const time of times) lags.push(time - first);
+      lastLive = Math.max(lastLive, Math.max(...receipts.map((receipt) => receipt.time)));
+      for (const { time, instance } of receipts) {
+        lags.push(time - first);
+        (lagsByInstance[instance] ??= []).push(time - first);
+      }
       schedule.push({ group, sequence, first, bytes: frameBytes.get(`${group}:${sequence}`) ?? 0 });
     }
   });
@@ -280,6 +295,7 @@ function measure(expected: readonly (readonly number[])[]): CollectResult {
     liveEvents: schedule.length,
     lagSamples: lags.length,
     lagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags.length ? Math.max(...lags) : Number.NaN },
+    p99ByInstance: Array.from(lagsByInstance, (instanceLags) => quantile(instanceLags ?? [], 0.99)),
     lost,
     duplicates: subscribers.reduce((sum, subscriber) => sum + subscriber.duplicates, 0),
     outOfOrder: subscribers.reduce((sum, subscriber) => sum + subscriber.outOfOrder, 0),
@@ -296,6 +312,8 @@ serveDriver(
   async (message: {
     type: string;
     wsUrl: string;
+    /** open-airlock: the instances the subscribers connect to (default: `wsUrl` alone). */
+    wsUrls?: string[];
     url: string;
     token: string;
     configurationId: string;
@@ -310,7 +328,7 @@ serveDriver(
       case 'start-runs':
         return { runIds: await startRuns(message.wsUrl, message.token, message.configurationId, message.runs) };
       case 'open-airlock':
-        return openAirlock(message.wsUrl, message.token, message.runIds, message.count);
+        return openAirlock(message.wsUrls ?? [message.wsUrl], message.token, message.runIds, message.count);
       case 'open-raw':
         return openRaw(message.url, message.groups, message.count);
       case 'mark-live':

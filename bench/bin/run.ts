@@ -18,7 +18,7 @@ import { REPO_ROOT, stopAllChildren } from '../lib/children.ts';
 import { progressDone } from '../lib/progress.ts';
 import type { TargetCheck } from '../lib/targets.ts';
 import { runAgentRuns } from '../workloads/agent-runs.ts';
-import { fanoutTarget, runFanout } from '../workloads/fanout.ts';
+import { fanoutTarget, runFanout, twoInstanceTarget } from '../workloads/fanout.ts';
 import { runRunUpdates, runUpdatesTargets } from '../workloads/runupdates.ts';
 import { runLoad } from '../workloads/load.ts';
 import { runMemory } from '../workloads/memory.ts';
@@ -90,8 +90,9 @@ async function main(): Promise<void> {
   });
 
   await attempt('fanout', `Workload 2 — fan-out (${quick ? 100 : '1 000'} graphql-ws clients on runEvents vs raw ws broadcast)`, async () => {
-    const result = await runFanout({ clients: quick ? 100 : 1000, runs: quick ? 5 : 10, rounds: 10, latencyMs: 50, repetitions: quick ? 2 : 5 });
-    return { table: result.table, targets: [fanoutTarget(result)], result };
+    const result = await runFanout({ clients: quick ? 100 : 1000, runs: quick ? 5 : 10, rounds: 10, latencyMs: 50, repetitions: quick ? 2 : 5, twoInstances: true });
+    const twoInstances = twoInstanceTarget(result);
+    return { table: result.table, targets: twoInstances ? [fanoutTarget(result), twoInstances] : [fanoutTarget(result)], result };
   });
 
   await attempt('persistence', 'Workload 3 — persistence (PostgreSQL)', async () => {

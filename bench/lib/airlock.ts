@@ -57,6 +57,8 @@ export interface AirlockUnderTest {
   /** The private PostgreSQL database (null on PGlite). */
   readonly databaseName: string | null;
   readonly server: ServerProcess;
+  /** The environment the server was started with (another instance of the deployment reuses it). */
+  readonly env: Readonly<Record<string, string>>;
   readonly httpUrl: string;
   readonly wsUrl: string;
   readonly adminToken: string;
@@ -74,27 +76,23 @@ export async function startAirlock(
 ): Promise<AirlockUnderTest> {
   const database = kind === 'postgres' ? await createPrivateDatabase() : null;
   const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    AIRLOCK_ADMIN_TOKEN: adminToken,
+    AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
+    AIRLOCK_TOOL_MODULES: './bench/bin/bench-tool.ts',
+    // One user drives every concurrent run of a workload: the cap stays on (its check is part
+    // of what a start costs) but above any workload's concurrency.
+    AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '100000',
+    ...(database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', AIRLOCK_DATA_DIR: 'memory://' }),
+    ...options.env,
+  };
   let server: ServerProcess;
   try {
-    server = await startServer(
-      'src/main.ts',
-      {
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        AIRLOCK_ADMIN_TOKEN: adminToken,
-        AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'),
-        AIRLOCK_TOOL_MODULES: './bench/bin/bench-tool.ts',
-        // One user drives every concurrent run of a workload: the cap stays on (its check is part
-        // of what a start costs) but above any workload's concurrency.
-        AIRLOCK_MAX_RUNNING_RUNS_PER_USER: '100000',
-        ...(database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', AIRLOCK_DATA_DIR: 'memory://' }),
-        ...options.env,
-      },
-      /Airlock is listening on (http:\/\/\S+)/,
-      { nodeArgs: options.nodeArgs ?? [] },
-    );
+    server = await startServer('src/main.ts', env, LISTENING, { nodeArgs: options.nodeArgs ?? [] });
   } catch (error) {
     await database?.drop();
     throw error;
@@ -117,11 +115,23 @@ export async function startAirlock(
   };
   try {
     const setup = await configure(gql, options.fakeBaseUrl, options.k);
-    return { kind, databaseName: database?.name ?? null, server, httpUrl, wsUrl: httpUrl.replace(/^http/, 'ws'), adminToken, gql, stop, ...setup };
+    return { kind, databaseName: database?.name ?? null, server, env, httpUrl, wsUrl: httpUrl.replace(/^http/, 'ws'), adminToken, gql, stop, ...setup };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+const LISTENING = /Airlock is listening on (http:\/\/\S+)/;
+
+/**
+ * Another instance of the same deployment (same database, admin token, master key and Redis): the
+ * set-up of `first` is shared; `stop` stops this server only.
+ */
+export async function joinAirlock(first: AirlockUnderTest, nodeArgs: readonly string[] = []): Promise<AirlockUnderTest> {
+  const server = await startServer('src/main.ts', { ...first.env }, LISTENING, { nodeArgs });
+  const httpUrl = server.ready[1]!;
+  return { ...first, server, httpUrl, wsUrl: httpUrl.replace(/^http/, 'ws'), stop: () => server.stop() };
 }
 
 /** Provider (OPENAI at the fake server) → model → configuration (METADATA, only the bench group) → a user. */

@@ -18,7 +18,8 @@
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { CollectResult } from '../bin/fanout-driver.ts';
 import type { PlayResult, ScheduledFrame } from '../bin/raw-broadcast.ts';
-import { postgresAvailable, startAirlock, type AirlockUnderTest, type DbKind } from '../lib/airlock.ts';
+import { joinAirlock, postgresAvailable, startAirlock, type AirlockUnderTest, type DbKind } from '../lib/airlock.ts';
+import { redisServerAvailable, startRedis } from '../lib/redis.ts';
 import { BENCH_SYSTEM_PROMPT, BENCH_TOOL_GROUP } from '../lib/agent-tool.ts';
 import { startDriver, startServer, type Driver } from '../lib/children.ts';
 import { cpuMs } from '../lib/proc.ts';
@@ -35,17 +36,25 @@ export interface FanoutOptions {
   /** Fixed latency of every provider call, ms: the pace of a run's steps. */
   readonly latencyMs: number;
   readonly repetitions: number;
+  /**
+   * Also measure two instances on one PostgreSQL database and one Redis (a private redis-server):
+   * runs on instance A, subscribers spread over A and B. Needs PostgreSQL and redis-server.
+   */
+  readonly twoInstances?: boolean;
 }
 
-type Variant = 'airlock' | 'raw';
+/** `cluster`: two Airlock instances over Redis (runs on A, subscribers on A and B). */
+type Variant = 'airlock' | 'raw' | 'cluster';
 
 export interface FanoutSample extends Omit<CollectResult, 'schedule'> {
   readonly variant: Variant;
   readonly repetition: number;
   /** Per run: the highest sequence already received (replayed) when the runs were let go. */
   readonly liveAbove: readonly number[];
-  /** CPU of the server process (Airlock or the raw broadcaster) from the release to the end. */
+  /** CPU of the server processes (Airlock's instances, or the raw broadcaster) from the release to the end. */
   readonly serverCpuMs: number | null;
+  /** Two instances only: CPU of redis-server over the same span. */
+  readonly redisCpuMs?: number | null;
   /** Raw only: how late the broadcaster's timer fired at worst. */
   readonly lateMs?: number;
 }
@@ -58,11 +67,38 @@ export interface FanoutResult {
   /** Airlock ÷ raw, of the medians. */
   readonly ratio: { readonly p50: number | null; readonly p99: number | null };
   /** Summed over every Airlock repetition (each must be 0). */
-  readonly airlockDefects: { readonly lost: number; readonly duplicates: number; readonly outOfOrder: number; readonly unexpected: number; readonly unfinished: number };
+  readonly airlockDefects: Defects;
+  /** Two instances (null when not measured): p99 against one instance and against raw, defects, CPU per delivery. */
+  readonly cluster: {
+    readonly p99VsSingle: number | null;
+    readonly p99VsRaw: number | null;
+    readonly defects: Defects;
+    readonly serverCpuUsPerDelivery: number;
+    readonly redisCpuUsPerDelivery: number;
+    readonly singleCpuUsPerDelivery: number;
+    /** p99 lag of the subscribers on A (where the runs execute) and on B (events through Redis). */
+    readonly p99OnA: number;
+    readonly p99OnB: number;
+  } | null;
   readonly table: string;
 }
 
+interface Defects {
+  readonly lost: number;
+  readonly duplicates: number;
+  readonly outOfOrder: number;
+  readonly unexpected: number;
+  readonly unfinished: number;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Instances of one deployment under test: runs start on the first, subscribers spread over all. */
+interface Deployment {
+  readonly instances: readonly AirlockUnderTest[];
+  readonly configurationId: string;
+  readonly redisPid: number | null;
+}
 
 // ── the gate ───────────────────────────────────────────────────────────────
 interface Gate {
@@ -204,21 +240,36 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
     const { port: rawPort } = await raw.request<{ port: number }>({ type: 'listen' });
     const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds });
     stops.push(() => airlock.stop());
-    const configurationId = await createPacedConfiguration(airlock, gate.baseUrl, options);
+    const single: Deployment = { instances: [airlock], configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options), redisPid: null };
+    let cluster: Deployment | null = null;
+    if (options.twoInstances && kind === 'postgres' && redisServerAvailable()) {
+      step('starting a private redis-server and two Airlock instances on it');
+      const redis = await startRedis();
+      stops.push(() => redis.stop());
+      const first = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds, env: { REDIS_URL: redis.url, AIRLOCK_REDIS_PREFIX: 'bench:' } });
+      stops.push(() => first.stop());
+      const second = await joinAirlock(first);
+      stops.push(() => second.stop());
+      cluster = { instances: [first, second], configurationId: await createPacedConfiguration(first, gate.baseUrl, options), redisPid: redis.pid };
+    } else if (options.twoInstances) {
+      step('two instances not measured: they need PostgreSQL and redis-server');
+    }
 
     const samples: FanoutSample[] = [];
     let schedule: readonly ScheduledFrame[] | null = null;
     for (let repetition = 0; repetition < options.repetitions; repetition++) {
       // Airlock first on even repetitions: the raw baseline replays the latest Airlock schedule.
-      const order: Variant[] = repetition % 2 === 0 ? ['airlock', 'raw'] : ['raw', 'airlock'];
+      const forward: Variant[] = cluster ? ['airlock', 'raw', 'cluster'] : ['airlock', 'raw'];
+      const order = repetition % 2 === 0 ? forward : [...forward].reverse();
       for (const variant of order) {
-        const label = `repetition ${repetition + 1}/${options.repetitions}, ${variant === 'airlock' ? 'Airlock runEvents' : 'raw ws'}`;
-        if (variant === 'airlock') {
-          const { sample, frames } = await airlockRepetition(driver, gate, airlock, configurationId, options, repetition, (text) => step(`${label}: ${text}`));
-          samples.push(sample);
-          schedule = frames;
-        } else {
+        const title = { airlock: 'Airlock runEvents', raw: 'raw ws', cluster: 'two instances' }[variant];
+        const label = `repetition ${repetition + 1}/${options.repetitions}, ${title}`;
+        if (variant === 'raw') {
           samples.push(await rawRepetition(driver, raw, rawPort, schedule!, options, repetition, (text) => step(`${label}: ${text}`)));
+        } else {
+          const { sample, frames } = await airlockRepetition(driver, gate, variant === 'airlock' ? single : cluster!, variant, options, repetition, (text) => step(`${label}: ${text}`));
+          samples.push(sample);
+          if (variant === 'airlock') schedule = frames;
         }
       }
     }
@@ -233,34 +284,52 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
 async function airlockRepetition(
   driver: Driver,
   gate: Gate,
-  airlock: AirlockUnderTest,
-  configurationId: string,
+  deployment: Deployment,
+  variant: Exclude<Variant, 'raw'>,
   options: FanoutOptions,
   repetition: number,
   step: (text: string) => void,
 ): Promise<{ sample: FanoutSample; frames: readonly ScheduledFrame[] }> {
+  const [first] = deployment.instances;
   gate.hold();
   step(`starting ${options.runs} runs (held at their first provider call)`);
-  const { runIds } = await driver.request<{ runIds: string[] }>({ type: 'start-runs', wsUrl: airlock.wsUrl, token: airlock.userToken, configurationId, runs: options.runs });
+  const { runIds } = await driver.request<{ runIds: string[] }>({ type: 'start-runs', wsUrl: first!.wsUrl, token: first!.userToken, configurationId: deployment.configurationId, runs: options.runs });
   for (let waited = 0; gate.held() < options.runs; waited += 20) {
     if (waited > 60_000) throw new Error(`only ${gate.held()} of ${options.runs} runs reached their first provider call`);
     await sleep(20);
   }
-  step(`opening ${options.clients} runEvents subscriptions`);
-  await driver.request({ type: 'open-airlock', wsUrl: airlock.wsUrl, token: airlock.userToken, runIds, count: options.clients });
+  const wsUrls = deployment.instances.map((instance) => instance.wsUrl);
+  step(`opening ${options.clients} runEvents subscriptions on ${wsUrls.length} instance(s)`);
+  await driver.request({ type: 'open-airlock', wsUrl: first!.wsUrl, wsUrls, token: first!.userToken, runIds, count: options.clients });
   const { liveAbove } = await driver.request<{ liveAbove: number[] }>({ type: 'mark-live', groups: options.runs });
   step(`${options.runs} runs streaming to ${options.clients} subscribers`);
-  const cpuBefore = cpuMs(airlock.server.pid);
+  const pids = deployment.instances.map((instance) => instance.server.pid);
+  const cpuBefore = totalCpuMs(pids);
+  const redisBefore = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
   await gate.release(options.latencyMs / options.runs);
   await driver.request({ type: 'finish-runs' });
-  const expected = await Promise.all(runIds.map((runId) => storedSequences(airlock, runId)));
+  const expected = await Promise.all(runIds.map((runId) => storedSequences(first!, runId)));
   const collected = await driver.request<CollectResult>({ type: 'collect', expected, timeoutMs: 30_000 });
-  const cpuAfter = cpuMs(airlock.server.pid);
+  const cpuAfter = totalCpuMs(pids);
+  const redisAfter = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
   const { schedule, ...figures } = collected;
   return {
-    sample: { variant: 'airlock', repetition, liveAbove, serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, ...figures },
+    sample: {
+      variant,
+      repetition,
+      liveAbove,
+      serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      redisCpuMs: redisBefore === null || redisAfter === null ? null : redisAfter - redisBefore,
+      ...figures,
+    },
     frames: schedule,
   };
+}
+
+/** CPU of several processes together (null when one cannot be read). */
+function totalCpuMs(pids: readonly number[]): number | null {
+  const each = pids.map(cpuMs);
+  return each.some((value) => value === null) ? null : each.reduce<number>((sum, value) => sum + value!, 0);
 }
 
 async function rawRepetition(
@@ -297,16 +366,20 @@ function summarise(options: FanoutOptions, kind: DbKind, samples: readonly Fanou
     p99: median(of(variant).map((sample) => sample.lagMs.p99)),
     max: median(of(variant).map((sample) => sample.lagMs.max)),
   });
-  const figures = { airlock: medians('airlock'), raw: medians('raw') };
-  const sum = (variant: Variant, key: 'lost' | 'duplicates' | 'outOfOrder' | 'unexpected' | 'unfinished') => of(variant).reduce((total, sample) => total + sample[key], 0);
-  const airlockDefects = {
-    lost: sum('airlock', 'lost'),
-    duplicates: sum('airlock', 'duplicates'),
-    outOfOrder: sum('airlock', 'outOfOrder'),
-    unexpected: sum('airlock', 'unexpected'),
-    unfinished: sum('airlock', 'unfinished'),
-  };
+  const figures = { airlock: medians('airlock'), raw: medians('raw'), cluster: medians('cluster') };
+  const sum = (variant: Variant, key: keyof Defects) => of(variant).reduce((total, sample) => total + sample[key], 0);
+  const defectsOf = (variant: Variant): Defects => ({
+    lost: sum(variant, 'lost'),
+    duplicates: sum(variant, 'duplicates'),
+    outOfOrder: sum(variant, 'outOfOrder'),
+    unexpected: sum(variant, 'unexpected'),
+    unfinished: sum(variant, 'unfinished'),
+  });
+  /** Median CPU per delivered event, µs (of the servers, or of Redis). */
+  const perDelivery = (variant: Variant, cpu: (sample: FanoutSample) => number | null | undefined) =>
+    median(of(variant).map((sample) => ((cpu(sample) ?? Number.NaN) * 1000) / sample.deliveries));
   const p99Ratio = ratio(figures.airlock.p99, figures.raw.p99);
+  const measuredCluster = of('cluster').length > 0;
   const row = (variant: Variant, title: string) => {
     const runs = of(variant);
     return [
@@ -317,37 +390,75 @@ function summarise(options: FanoutOptions, kind: DbKind, samples: readonly Fanou
       fmt(figures[variant].p50),
       fmt(figures[variant].p99),
       fmt(figures[variant].max),
-      variant === 'raw' ? '1.00×' : fmtRatio(p99Ratio),
+      variant === 'raw' ? '1.00×' : fmtRatio(ratio(figures[variant].p99, figures.raw.p99)),
       String(sum(variant, 'lost')),
       String(sum(variant, 'duplicates') + sum(variant, 'outOfOrder') + sum(variant, 'unexpected')),
       String(sum(variant, 'unfinished')),
       fmt(median(runs.map((sample) => sample.serverCpuMs ?? Number.NaN))),
+      fmt(perDelivery(variant, (sample) => sample.serverCpuMs)),
+      variant === 'cluster' ? fmt(perDelivery(variant, (sample) => sample.redisCpuMs)) : '—',
     ];
   };
   const steps = 3 * options.rounds + 2;
+  const rows = [row('raw', 'raw ws broadcast (same frames, same pace)'), row('airlock', 'Airlock runEvents (graphql-ws), one instance')];
+  if (measuredCluster) rows.push(row('cluster', 'Airlock runEvents, two instances over Redis'));
   const table = [
     `${options.runs} runs × ${steps} steps (K = ${options.rounds} tool rounds, ${options.latencyMs} ms per provider call), ` +
       `${options.clients} subscribers (${Math.round(options.clients / options.runs)} per run), ${options.repetitions} interleaved repetitions, medians; ` +
-      `Airlock on ${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'}`,
+      `Airlock on ${kind === 'postgres' ? 'PostgreSQL' : 'PGlite'}` +
+      (measuredCluster ? '; two instances: runs on A, subscribers half on A and half on B, lag measured from the first receipt by any subscriber of the run' : ''),
     renderTable(
-      ['variant', 'clients', 'live events', 'deliveries', 'p50 lag ms', 'p99 lag ms', 'max lag ms', 'p99 × raw', 'lost', 'dup/order/extra', 'unfinished', 'server CPU ms'],
-      [row('raw', 'raw ws broadcast (same frames, same pace)'), row('airlock', 'Airlock runEvents (graphql-ws)')],
+      ['variant', 'clients', 'live events', 'deliveries', 'p50 lag ms', 'p99 lag ms', 'max lag ms', 'p99 × raw', 'lost', 'dup/order/extra', 'unfinished', 'server CPU ms', 'CPU µs/delivery', 'Redis CPU µs/delivery'],
+      rows,
     ),
   ].join('\n');
-  return { options, kind, samples, median: figures, ratio: { p50: ratio(figures.airlock.p50, figures.raw.p50), p99: p99Ratio }, airlockDefects, table };
+  return {
+    options,
+    kind,
+    samples,
+    median: figures,
+    ratio: { p50: ratio(figures.airlock.p50, figures.raw.p50), p99: p99Ratio },
+    airlockDefects: defectsOf('airlock'),
+    cluster: measuredCluster
+      ? {
+          p99VsSingle: ratio(figures.cluster.p99, figures.airlock.p99),
+          p99VsRaw: ratio(figures.cluster.p99, figures.raw.p99),
+          defects: defectsOf('cluster'),
+          serverCpuUsPerDelivery: perDelivery('cluster', (sample) => sample.serverCpuMs),
+          redisCpuUsPerDelivery: perDelivery('cluster', (sample) => sample.redisCpuMs),
+          singleCpuUsPerDelivery: perDelivery('airlock', (sample) => sample.serverCpuMs),
+          p99OnA: median(of('cluster').map((sample) => sample.p99ByInstance[0] ?? Number.NaN)),
+          p99OnB: median(of('cluster').map((sample) => sample.p99ByInstance[1] ?? Number.NaN)),
+        }
+      : null,
+    table,
+  };
+}
+
+const clean = (defects: Defects) => Object.values(defects).every((count) => count === 0);
+const describeDefects = (defects: Defects) =>
+  `lost ${defects.lost}, duplicates ${defects.duplicates}, out of order ${defects.outOfOrder}, unexpected ${defects.unexpected}, unfinished ${defects.unfinished}`;
+
+/** The target of issue 16: two instances' p99 ≤ 2 × one instance's and < 100 ms, nothing lost, duplicated or reordered. */
+export function twoInstanceTarget(result: FanoutResult): { target: string; figure: string; met: boolean | null } | null {
+  const cluster = result.cluster;
+  if (!cluster) return null;
+  return {
+    target: 'two instances: p99 lag ≤ 2 × one instance and < 100 ms, 0 lost / duplicated / out of order',
+    figure:
+      `p99 ${fmt(result.median.cluster.p99)} ms (subscribers on A ${fmt(cluster.p99OnA)} ms, on B ${fmt(cluster.p99OnB)} ms) vs one instance ${fmt(result.median.airlock.p99)} ms (${fmtRatio(cluster.p99VsSingle)}), vs raw ${fmtRatio(cluster.p99VsRaw)}; ` +
+      `${describeDefects(cluster.defects)}; CPU per delivery: servers ${fmt(cluster.serverCpuUsPerDelivery)} µs (one instance ${fmt(cluster.singleCpuUsPerDelivery)} µs), Redis ${fmt(cluster.redisCpuUsPerDelivery)} µs`,
+    met: cluster.p99VsSingle === null ? null : cluster.p99VsSingle <= 2 && result.median.cluster.p99 < 100 && clean(cluster.defects),
+  };
 }
 
 /** The target of issue 8: p99 lag ≤ 2 × the raw ws baseline and < 100 ms, no event lost (nor duplicated, reordered or unfinished). */
 export function fanoutTarget(result: FanoutResult): { target: string; figure: string; met: boolean | null } {
   const { airlock, raw } = result.median;
-  const defects = result.airlockDefects;
   const p99Ratio = result.ratio.p99;
-  const clean = defects.lost === 0 && defects.duplicates === 0 && defects.outOfOrder === 0 && defects.unexpected === 0 && defects.unfinished === 0;
   return {
     target: 'p99 lag ≤ 2 × raw ws and < 100 ms, 0 lost events',
-    figure:
-      `p99 ${fmt(airlock.p99)} ms vs raw ${fmt(raw.p99)} ms (${fmtRatio(p99Ratio)}); ` +
-      `lost ${defects.lost}, duplicates ${defects.duplicates}, out of order ${defects.outOfOrder}, unexpected ${defects.unexpected}, unfinished ${defects.unfinished}`,
-    met: p99Ratio === null ? null : p99Ratio <= 2 && airlock.p99 < 100 && clean,
+    figure: `p99 ${fmt(airlock.p99)} ms vs raw ${fmt(raw.p99)} ms (${fmtRatio(p99Ratio)}); ${describeDefects(result.airlockDefects)}`,
+    met: p99Ratio === null ? null : p99Ratio <= 2 && airlock.p99 < 100 && clean(result.airlockDefects),
   };
 }
