@@ -93,7 +93,7 @@ export interface RedisRunBusOptions extends RunEventBusOptions {
  */
 export function createRedisRunBus(transport: RedisTransport, options: RedisRunBusOptions): RunEventBus<RunRow> {
   const local = createRunEventBus<RunRow>(options);
-  /** Runs whose events this instance publishes (from start or claim to their end). */
+  /** Runs this instance drives: from their start or claim to their end or suspension. */
   const driven = new Set<string>();
   let rejected = 0;
   const dependsOnOthers = (runId: string | null) => runId === null || !driven.has(runId);
@@ -117,7 +117,8 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
 
   return {
     publish(event) {
-      if (event.type === 'finished') driven.delete(event.runId);
+      // A parked run is driven by nobody until an instance claims it (`decided`).
+      if (event.type === 'finished' || event.type === 'suspended') driven.delete(event.runId);
       else if (event.type === 'started' || event.type === 'decided') driven.add(event.runId);
       local.publish(event);
       transport.publish('events', event.runId, JSON.stringify(event));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
-import { deploymentEnv, eventually, follow, startInstance, type Instance } from '../helpers/instances.ts';
+import { deploymentEnv, eventually, follow, oneToN, startInstance, toolRounds, type Instance } from '../helpers/instances.ts';
 import { REDIS_SERVER, startPrivateRedis, uniquePrefix, type PrivateRedis } from '../helpers/redis.ts';
 import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient, type RunEvent } from '../helpers/runs.ts';
 
@@ -19,9 +19,7 @@ const RUN_UPDATES = graphql(`
   subscription FaultsRunUpdates { runUpdates { snapshot run { id status terminationReason } } }
 `);
 
-const thinking = (rounds: number) => Array.from({ length: rounds }, () => ({ content: 'thinking', toolCalls: [{ name: 'describe_tables', arguments: {} }] }));
 const sequences = (events: readonly RunEvent[]) => stepsOf(events).map((step) => step.sequence);
-const oneToN = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 const count = (messages: string[], pattern: RegExp) => messages.filter((message) => pattern.test(message)).length;
 
 /**
@@ -51,8 +49,8 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
   });
 
   it('should keep runs going through a Redis restart: watchers on B get an error they can act on, a cancel on B still lands, one log line per outage, and B follows again once Redis is back', async () => {
-    const configurationId = await scriptedConfiguration(a, 'through-outage', { replies: thinking(30), finalReply: { content: 'done' }, delayMs: 100, maxIterations: 30, allowedToolGroups: ['structure'] });
-    const doomed = await scriptedConfiguration(a, 'cancelled-in-outage', { replies: thinking(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
+    const configurationId = await scriptedConfiguration(a, 'through-outage', { replies: toolRounds(30), finalReply: { content: 'done' }, delayMs: 100, maxIterations: 30, allowedToolGroups: ['structure'] });
+    const doomed = await scriptedConfiguration(a, 'cancelled-in-outage', { replies: toolRounds(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
     const initiator = wsClient(a.url, admin);
     const watcherOnB = wsClient(b.url, admin);
     try {
@@ -94,7 +92,7 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
   }, 90_000);
 
   it('should tell watchers on B that a run of an instance killed with SIGKILL ended INTERRUPTED', async () => {
-    const configurationId = await scriptedConfiguration(a, 'orphaned', { replies: thinking(45), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
+    const configurationId = await scriptedConfiguration(a, 'orphaned', { replies: toolRounds(45), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
     const watcherOnB = wsClient(b.url, admin);
     try {
       const list = follow(watcherOnB, RUN_UPDATES, {}, (data) => data.runUpdates as { snapshot: boolean; run: { id: string; status: string; terminationReason: string | null } });

@@ -228,6 +228,11 @@ describe.skipIf(!REDIS_SERVER)('Redis faults (a private redis-server, stopped by
     const list = b.bus.subscribeAll();
     const watchLocal = b.bus.subscribe(localRun, { drivenHere: true });
     b.bus.publish({ type: 'started', runId: localRun, run: run(localRun) });
+    // Parked: driven by nobody until an instance (perhaps another one) claims it.
+    const parkedRun = randomUUID();
+    const watchParked = b.bus.subscribe(parkedRun, { drivenHere: true });
+    b.bus.publish({ type: 'started', runId: parkedRun, run: run(parkedRun) });
+    b.bus.publish({ type: 'suspended', runId: parkedRun, calls: [], previews: [], digest: 'd', run: run(parkedRun, 'WAITING_FOR_APPROVAL') });
     a.bus.publish({ type: 'started', runId: remoteRun, run: run(remoteRun) });
     expect((await take(watchRemote, 1))[0]!.type).toBe('started');
 
@@ -247,8 +252,10 @@ describe.skipIf(!REDIS_SERVER)('Redis faults (a private redis-server, stopped by
         }
       })(),
     ).rejects.toThrow(/Lost the live feed of the other Airlock instances/);
-    expect(listEvents).toEqual(['started', 'started']);
+    expect(listEvents).toEqual(['started', 'started', 'suspended', 'started']);
     expect((await take(watchLocal, 2)).map((event) => event.type)).toEqual(['started', 'step']);
+    expect((await take(watchParked, 2)).map((event) => event.type)).toEqual(['started', 'suspended']);
+    await expect(watchParked.next()).rejects.toThrow(EventBusUnavailableError);
     await expect(b.bus.subscribe(randomUUID()).next()).rejects.toThrow(/subscribe again in a moment/);
     await expect(b.bus.subscribeAll().next()).rejects.toThrow(EventBusUnavailableError);
     expect(a.transport.stats.dropped).toBeGreaterThanOrEqual(100);

@@ -3,7 +3,7 @@ import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
-import { deploymentEnv, eventually, follow, startInstance, type Instance } from '../helpers/instances.ts';
+import { deploymentEnv, eventually, follow, oneToN, startInstance, toolRounds, type Instance } from '../helpers/instances.ts';
 import { TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.ts';
 import { collect, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient, type RunEvent } from '../helpers/runs.ts';
 
@@ -38,10 +38,7 @@ const DEACTIVATE = graphql(`
   mutation InstancesDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }
 `);
 
-const thinking = (rounds: number) =>
-  Array.from({ length: rounds }, (_, index) => ({ content: `secret plan ${index + 1}`, toolCalls: [{ name: 'describe_tables', arguments: {} }] }));
 const sequences = (events: readonly RunEvent[]) => stepsOf(events).map((step) => step.sequence);
-const oneToN = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 
 /**
  * Two real server processes on one PostgreSQL database and one Redis (the machine's, under a
@@ -76,7 +73,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('two instance
   });
 
   it('should stream a run driven by A to watchers on B: replay mid-run then live, verbatim for an admin and filtered for its non-admin owner; the runs list on B follows it', async () => {
-    const configurationId = await scriptedConfiguration(a, 'watched', { replies: thinking(8), finalReply: { content: 'all done' }, delayMs: 120, maxIterations: 10, allowedToolGroups: ['structure'] });
+    const configurationId = await scriptedConfiguration(a, 'watched', { replies: toolRounds(8, 'secret plan'), finalReply: { content: 'all done' }, delayMs: 120, maxIterations: 10, allowedToolGroups: ['structure'] });
     const onB = { admin: wsClient(b.url, admin), alice: wsClient(b.url, alice.token) };
     const initiator = wsClient(a.url, alice.token);
     try {
@@ -113,7 +110,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('two instance
   }, 60_000);
 
   it('should cancel on B a run driven by A, at once (long before A’s next heartbeat)', async () => {
-    const configurationId = await scriptedConfiguration(a, 'cancelled', { replies: thinking(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
+    const configurationId = await scriptedConfiguration(a, 'cancelled', { replies: toolRounds(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
     const started = member((await a.gql(START_RUN, { input: { configurationId, prompt: 'go on' } })).data?.startRun, 'Run');
     await eventually(() => b.gql(RUN_STATE, { id: started.id }), (result) => (result.data?.run?.steps.edges.length ?? 0) >= 2, 'two stored steps');
     const answer = member((await b.gql(CANCEL_RUN, { id: started.id })).data?.cancelRun, 'Run');
@@ -167,7 +164,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('two instance
   }, 60_000);
 
   it('should close on A the sessions and stop the runs of a user deactivated on B', async () => {
-    const configurationId = await scriptedConfiguration(a, 'revoked', { replies: thinking(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
+    const configurationId = await scriptedConfiguration(a, 'revoked', { replies: toolRounds(40), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
     const aliceOnA = wsClient(a.url, alice.token);
     let closeCode = 0;
     aliceOnA.on('closed', (event) => (closeCode = (event as { code: number }).code));

@@ -132,3 +132,10 @@ export async function eventually<T>(read: () => Promise<T>, accept: (value: T) =
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** SCRIPTED replies that call `describe_tables` for `rounds` rounds (a run that keeps going). */
+export const toolRounds = (rounds: number, content = 'thinking') =>
+  Array.from({ length: rounds }, (_, index) => ({ content: `${content} ${index + 1}`, toolCalls: [{ name: 'describe_tables', arguments: {} }] }));
+
+/** 1, 2, …, count: the sequences of a run's steps, each once and in order. */
+export const oneToN = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
