@@ -87,6 +87,7 @@ export interface ConfigurationsTable {
   quarantine_tool_output: Generated<boolean>;
   truncation: Generated<TruncationMode>;
   require_second_approver: Generated<boolean>;
+  max_remote_tool_calls: Generated<number>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

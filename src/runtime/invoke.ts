@@ -4,12 +4,13 @@ import {
   gateErrorFor,
   invalidArgumentsError,
   noLongerPermittedError,
+  notPermittedError,
   toolFailedError,
   type GateInput,
 } from '../access/gate.ts';
 import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
-import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type ToolContext, type ToolLogger } from '../tools/tool.ts';
+import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type Tool, type ToolContext, type ToolLogger } from '../tools/tool.ts';
 
 /** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
 export interface ToolCallRequest {
@@ -35,6 +36,11 @@ export interface InvokeOptions {
    * if the gate still allows it (a tool switched off meanwhile is refused as no longer permitted).
    */
   readonly approval?: 'approved' | 'denied';
+  /**
+   * The run's budget of remote calls is spent: a call of an `untrusted` (remote) tool that the gate
+   * allows is refused, not executed, with the generic not-permitted string (the reason is logged).
+   */
+  readonly remoteBudgetSpent?: boolean;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -56,8 +62,9 @@ export interface ToolOutcome {
  */
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
   const started = performance.now();
-  const result = await runCall(call, options);
-  const bounded = boundToolResult(result, { quarantine: options.quarantine, truncation: options.truncation });
+  const { result, untrusted } = await runCall(call, options);
+  // Whatever an untrusted tool answers (its own errors included) is quarantined whatever the configuration says.
+  const bounded = boundToolResult(result, { quarantine: options.quarantine || untrusted, truncation: options.truncation });
   return {
     content: bounded.content,
     isError: bounded.isError,
@@ -66,15 +73,24 @@ export async function invokeTool(call: ToolCallRequest, options: InvokeOptions):
   };
 }
 
-async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
-  if (options.approval === 'denied') return ToolResult.error(deniedByOperatorError(call.name));
+async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<{ result: ToolResult; untrusted: boolean }> {
+  if (options.approval === 'denied') return { result: ToolResult.error(deniedByOperatorError(call.name)), untrusted: false };
   const decision = decide(options.gate, call.name);
-  if (!decision.allowed && options.approval === 'approved') return ToolResult.error(noLongerPermittedError(call.name));
+  if (!decision.allowed && options.approval === 'approved') return { result: ToolResult.error(noLongerPermittedError(call.name)), untrusted: false };
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
-    return ToolResult.error(gateErrorFor(decision.reason, call.name));
+    return { result: ToolResult.error(gateErrorFor(decision.reason, call.name)), untrusted: false };
   }
   const { tool } = decision;
+  const untrusted = tool.untrusted === true;
+  if (untrusted && options.remoteBudgetSpent) {
+    options.logger.warn({ tool: tool.name, runId: options.context.runId }, "tool call refused: the run's budget of remote tool calls is spent");
+    return { result: ToolResult.error(notPermittedError(tool.name)), untrusted };
+  }
+  return { result: await execute(tool, call, options), untrusted };
+}
+
+async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
   const decoded = decodeArguments(call.arguments);
   const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
   if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
