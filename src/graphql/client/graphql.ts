@@ -25,6 +25,8 @@ export type CreateConfigurationInput = {
   allowedToolGroups?: Array<string> | null | undefined;
   /** Default 5. */
   maxIterations?: number | null | undefined;
+  /** Calls of remote (MCP-imported) tools per run, 0 to 1000. Default 20. */
+  maxRemoteToolCalls?: number | null | undefined;
   maxTokens?: number | null | undefined;
   modelId: string;
   name: string;
@@ -168,6 +170,7 @@ export type UpdateConfigurationInput = {
   /** Replaces the list; `[]` = every enabled tool the running user may use (for an admin, system tools too). */
   allowedToolGroups?: Array<string> | null | undefined;
   maxIterations?: number | null | undefined;
+  maxRemoteToolCalls?: number | null | undefined;
   /** Explicit null = no cap. */
   maxTokens?: number | null | undefined;
   modelId?: string | null | undefined;
