@@ -63,7 +63,8 @@ export interface ToolOutcome {
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
   const started = performance.now();
   const { result, untrusted } = await runCall(call, options);
-  // Whatever an untrusted tool answers (its own errors included) is quarantined whatever the configuration says.
+  // What an untrusted tool itself answered (its own error text included) is quarantined whatever the
+  // configuration says; the seam's own strings are not the tool's and stay exact.
   const bounded = boundToolResult(result, { quarantine: options.quarantine || untrusted, truncation: options.truncation });
   return {
     content: bounded.content,
@@ -73,6 +74,7 @@ export async function invokeTool(call: ToolCallRequest, options: InvokeOptions):
   };
 }
 
+/** The result, and whether it is an untrusted tool's own answer (to be quarantined). */
 async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<{ result: ToolResult; untrusted: boolean }> {
   if (options.approval === 'denied') return { result: ToolResult.error(deniedByOperatorError(call.name)), untrusted: false };
   const decision = decide(options.gate, call.name);
@@ -82,19 +84,21 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<{
     return { result: ToolResult.error(gateErrorFor(decision.reason, call.name)), untrusted: false };
   }
   const { tool } = decision;
-  const untrusted = tool.untrusted === true;
-  if (untrusted && options.remoteBudgetSpent) {
+  if (tool.untrusted === true && options.remoteBudgetSpent) {
     options.logger.warn({ tool: tool.name, runId: options.context.runId }, "tool call refused: the run's budget of remote tool calls is spent");
-    return { result: ToolResult.error(notPermittedError(tool.name)), untrusted };
+    return { result: ToolResult.error(notPermittedError(tool.name)), untrusted: false };
   }
-  return { result: await execute(tool, call, options), untrusted };
+  const result = await execute(tool, call, options);
+  return { result: result.value, untrusted: tool.untrusted === true && result.fromTool };
 }
 
-async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
+/** Validates and runs the call; `fromTool` is false when the result is one of the seam's own strings. */
+async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions): Promise<{ value: ToolResult; fromTool: boolean }> {
+  const ours = (content: string) => ({ value: ToolResult.error(content), fromTool: false });
   const decoded = decodeArguments(call.arguments);
   const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
-  if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
-  if (!parsed.success) return ToolResult.error(invalidArgumentsError(tool.name, parsed.error));
+  if (!decoded.ok) return ours(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
+  if (!parsed.success) return ours(invalidArgumentsError(tool.name, parsed.error));
   const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const controller = new AbortController();
@@ -114,22 +118,22 @@ async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions
     const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger: markedAsTool(logger) }), timedOut, cancelled]);
     if (result === 'cancelled') {
       logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
     if (result === 'timeout') {
       controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
       logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
     if (!(result instanceof ToolResult)) {
       logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
-    return result;
+    return { value: result, fromTool: true };
   } catch (error) {
     // The exception may carry credentials (connection strings, upstream bodies): log only.
     logger.error({ err: error, tool: tool.name }, 'tool execution failed');
-    return ToolResult.error(toolFailedError(tool.name));
+    return ours(toolFailedError(tool.name));
   } finally {
     clearTimeout(timer);
     if (onAbort) options.context.signal.removeEventListener('abort', onAbort);
