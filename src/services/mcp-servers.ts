@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../context.ts';
 import type { McpServerRow } from '../db/database.ts';
 import * as mcpServers from '../db/repositories/mcp-servers.ts';
+import * as toolState from '../db/repositories/tool-state.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError } from '../errors.ts';
 import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../mcp/remote-client.ts';
 import { acceptableToolName, checkRemoteSchema, MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup } from '../mcp/remote-tools.ts';
@@ -169,9 +170,20 @@ async function refreshWith(deps: McpCatalogDeps, current: McpServerRow, next: Mc
   const adminOnly = new Map((await mcpServers.listMcpTools(deps.db, [current.id])).map((tool) => [tool.name, tool.admin_only]));
   const imports = importsOf(await listOrRefuse(deps, next.name, remoteServerOf(deps, next)), adminOnly);
   const { name: nextName, url: nextUrl, headers_ciphertext } = next;
-  return importInto(deps, current.name, next, imports, () =>
+  const row = await importInto(deps, current.name, next, imports, () =>
     mcpServers.updateMcpServer(deps.db, current.id, { name: nextName, url: nextUrl, headers_ciphertext }, imports),
   );
+  const listed = new Set(imports.map((tool) => tool.name));
+  await forgetSwitches(deps, [...adminOnly.keys()].filter((name) => !listed.has(name)));
+  return row;
+}
+
+/**
+ * A tool that left the catalogue loses its admin switch: should a tool of that name be imported
+ * again (from this server or another), it arrives disabled like any new import.
+ */
+async function forgetSwitches(deps: McpCatalogDeps, toolNames: readonly string[]): Promise<void> {
+  for (const name of toolNames) await toolState.deleteToolState(deps.db, name);
 }
 
 /** Marks one imported tool admin-only (or not); kept across refreshes while the remote lists it. */
@@ -186,8 +198,10 @@ export async function setMcpToolAdminOnly(deps: McpCatalogDeps, id: string, tool
 
 export async function deleteMcpServer(deps: McpCatalogDeps, id: string): Promise<string> {
   requireId('McpServer', id);
+  const tools = await mcpServers.listMcpTools(deps.db, [id]);
   const removed = await mcpServers.deleteMcpServer(deps.db, id);
   if (removed === undefined) throw new NotFoundError('McpServer', id);
+  await forgetSwitches(deps, tools.map((tool) => tool.name));
   deps.registry.replaceSource(mcpGroup(removed), []);
   deps.catalog.publish({ server: removed });
   return id;

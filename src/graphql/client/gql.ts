@@ -139,6 +139,8 @@ type Documents = {
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": typeof types.ImportDeleteMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": typeof types.ImportToolsDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": typeof types.ImportEnableToolDocument,
+    "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": typeof types.ImportMcpServerToolsDocument,
+    "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": typeof types.ImportUpdateConfigurationDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -275,6 +277,8 @@ const documents: Documents = {
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": types.ImportDeleteMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": types.ImportToolsDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": types.ImportEnableToolDocument,
+    "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": types.ImportMcpServerToolsDocument,
+    "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": types.ImportUpdateConfigurationDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -800,6 +804,14 @@ export function graphql(source: "\n  query ImportTools { tools { name group enab
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"): (typeof documents)["\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n"): (typeof documents)["\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"): (typeof documents)["\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
