@@ -7,27 +7,13 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
 import { collect, RUN_AGENT, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
 import { startFakeMcpRemote, type FakeMcpRemote, type RemoteToolSpec } from '../fixtures/mcp-remote.ts';
+import { CREATE_MCP_SERVER, IMPORT_TOOLS, REFRESH_MCP_SERVER } from './documents.ts';
 
 /**
  * Import half of MCP: a real SDK server's tools join the catalogue as `mcp:<name>`, disabled until an
  * admin enables them, and every call passes the same seam: output quarantined, failures generic.
  */
 
-export const CREATE_MCP_SERVER = graphql(`
-  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {
-    createMcpServer(input: $input) {
-      __typename
-      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }
-      ... on ValidationError { message issues { path message } }
-      ... on Error { message }
-    }
-  }
-`);
-export const REFRESH_MCP_SERVER = graphql(`
-  mutation ImportRefreshMcpServer($id: ID!) {
-    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }
-  }
-`);
 const SET_ADMIN_ONLY = graphql(`
   mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {
     setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }
@@ -36,10 +22,7 @@ const SET_ADMIN_ONLY = graphql(`
 const DELETE_MCP_SERVER = graphql(`
   mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }
 `);
-export const IMPORT_TOOLS = graphql(`
-  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }
-`);
-export const ENABLE_TOOL = graphql(`
+const ENABLE_TOOL = graphql(`
   mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }
 `);
 
