@@ -4,6 +4,7 @@ import type { Services } from '../context.ts';
 import type { McpServerRow } from '../db/database.ts';
 import * as mcpServers from '../db/repositories/mcp-servers.ts';
 import * as toolState from '../db/repositories/tool-state.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError } from '../errors.ts';
 import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../mcp/remote-client.ts';
 import { acceptableToolName, checkRemoteSchema, MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup } from '../mcp/remote-tools.ts';
@@ -50,19 +51,13 @@ const updateSchema = z.object(nullishShape({ name, url, headers }));
  * be offered, if any. The admin-only flag of a tool that was listed before is kept.
  */
 function importsOf(listing: readonly RemoteToolListing[], adminOnly: ReadonlyMap<string, boolean>): mcpServers.ToolImport[] {
-  const seen = new Set<string>();
-  return listing.map((tool, position) => {
+  // A name listed twice is imported once (its first listing).
+  const unique = listing.filter((tool, index) => listing.findIndex((other) => other.name === tool.name) === index);
+  return unique.map((tool, position) => {
     const schemaJson = JSON.stringify(tool.inputSchema ?? null);
     const tooLarge = Buffer.byteLength(schemaJson, 'utf8') > MAX_REMOTE_SCHEMA_BYTES;
     const check = tooLarge ? { ok: false as const, reason: `the input schema exceeds ${MAX_REMOTE_SCHEMA_BYTES} bytes` } : checkRemoteSchema(tool.inputSchema);
-    const reason = !acceptableToolName(tool.name)
-      ? 'the name is not one LLM providers accept ([a-zA-Z][a-zA-Z0-9_-]{0,63})'
-      : seen.has(tool.name)
-        ? 'the server lists this name twice'
-        : check.ok
-          ? null
-          : check.reason;
-    seen.add(tool.name);
+    const reason = !acceptableToolName(tool.name) ? 'the name is not one LLM providers accept ([a-zA-Z][a-zA-Z0-9_-]{0,63})' : check.ok ? null : check.reason;
     return {
       name: tool.name.slice(0, 200),
       position,
@@ -71,7 +66,12 @@ function importsOf(listing: readonly RemoteToolListing[], adminOnly: ReadonlyMap
       admin_only: adminOnly.get(tool.name) ?? false,
       unavailable_reason: reason,
     };
-  }).filter((tool, index, all) => all.findIndex((other) => other.name === tool.name) === index);
+  });
+}
+
+/** Refused before anything touches the registry: the group `mcp:<name>` belongs to one server. */
+async function requireFreeName(deps: McpCatalogDeps, serverName: string): Promise<void> {
+  if (await mcpServers.findMcpServerByName(deps.db, serverName)) throw new ConflictError(`An MCP server named "${serverName}" already exists.`);
 }
 
 async function listOrRefuse(deps: McpCatalogDeps, serverName: string, server: RemoteServer): Promise<RemoteToolListing[]> {
@@ -100,11 +100,21 @@ async function importInto(
   const clash = imports.find((tool) => others.some((other) => other.name === tool.name));
   if (clash) throw new ConflictError(`The tool "${clash.name}" of MCP server "${draft.name}" collides with a tool of the same name imported from another MCP server; rename or remove one of them.`);
   const tools = toolsOfServer(deps, draft, imports.map((tool) => ({ ...tool, server_id: draft.id, admin_only: tool.admin_only ?? false, unavailable_reason: tool.unavailable_reason ?? null, input_schema: JSON.parse(tool.input_schema) as unknown })));
+  // An imported tool's group is its source: `mcp:<name>`. A rename moves the tools to the new source.
   const source = mcpGroup(draft.name);
-  const before = deps.registry.all().filter((tool) => tool.group === source);
+  const renamedFrom = previousName !== null && previousName !== draft.name ? mcpGroup(previousName) : null;
+  const toolsOf = (group: string | null) => (group === null ? [] : deps.registry.all().filter((tool) => tool.group === group));
+  const before = toolsOf(source);
+  const beforeRename = toolsOf(renamedFrom);
+  const restore = () => {
+    deps.registry.replaceSource(source, before);
+    if (renamedFrom !== null) deps.registry.replaceSource(renamedFrom, beforeRename);
+  };
   try {
+    if (renamedFrom !== null) deps.registry.replaceSource(renamedFrom, []);
     deps.registry.replaceSource(source, tools);
   } catch (error) {
+    restore();
     if (error instanceof ToolRegistryError) throw new ConflictError(`MCP server "${draft.name}" cannot be imported: ${error.message}`);
     throw error;
   }
@@ -112,26 +122,22 @@ async function importInto(
   try {
     row = await write();
   } catch (error) {
-    deps.registry.replaceSource(source, before);
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505') {
-      throw new ConflictError(`An MCP server named "${draft.name}" already exists, or one of its tool names is already imported.`);
-    }
+    restore();
+    if (isUniqueViolation(error)) throw new ConflictError(`An MCP server named "${draft.name}" already exists, or one of its tool names is already imported.`);
     throw error;
   }
   if (!row) {
-    deps.registry.replaceSource(source, before);
+    restore();
     throw new NotFoundError('McpServer', draft.id);
   }
-  if (previousName !== null && previousName !== draft.name) {
-    deps.registry.replaceSource(mcpGroup(previousName), []);
-    deps.catalog.publish({ server: previousName });
-  }
+  if (previousName !== null && previousName !== draft.name) deps.catalog.publish({ server: previousName });
   deps.catalog.publish({ server: draft.name });
   return row;
 }
 
 export async function createMcpServer(deps: McpCatalogDeps, input: unknown): Promise<McpServerRow> {
   const data = parseInput(createSchema, input);
+  await requireFreeName(deps, data.name);
   const id = randomUUID();
   const server = { url: data.url, headers: data.headers ?? {} };
   for (const value of Object.values(server.headers)) deps.onSecret(value);
@@ -152,6 +158,7 @@ async function requireServer(deps: McpCatalogDeps, id: string): Promise<McpServe
 export async function updateMcpServer(deps: McpCatalogDeps, id: string, input: unknown): Promise<McpServerRow> {
   const data = parseInput(updateSchema, input);
   const current = await requireServer(deps, id);
+  if (data.name != null && data.name !== current.name) await requireFreeName(deps, data.name);
   const changes: mcpServers.McpServerChanges = {
     ...(data.name != null ? { name: data.name } : {}),
     ...(data.url != null ? { url: data.url } : {}),

@@ -20,3 +20,8 @@ export const REFRESH_MCP_SERVER = graphql(`
 export const IMPORT_TOOLS = graphql(`
   query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }
 `);
+export const UPDATE_MCP_SERVER = graphql(`
+  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {
+    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }
+  }
+`);

@@ -7,7 +7,7 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
 import { collect, RUN_AGENT, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
 import { startFakeMcpRemote, type FakeMcpRemote, type RemoteToolSpec } from '../fixtures/mcp-remote.ts';
-import { CREATE_MCP_SERVER, IMPORT_TOOLS, REFRESH_MCP_SERVER } from './documents.ts';
+import { CREATE_MCP_SERVER, IMPORT_TOOLS, REFRESH_MCP_SERVER, UPDATE_MCP_SERVER } from './documents.ts';
 
 /**
  * Import half of MCP: a real SDK server's tools join the catalogue as `mcp:<name>`, disabled until an
@@ -195,6 +195,24 @@ describe.each(TEST_DATABASES)('MCP import on %s', (kind) => {
     expect(unauthorised.data?.createMcpServer).toMatchObject({ __typename: 'McpServerUnreachableError' });
     const { data } = await t.gql(IMPORT_TOOLS);
     expect(data!.mcpServers.map((server) => server.name)).toEqual(['remote']);
+  });
+
+  it('should refuse a second server of the same name without touching the first', async () => {
+    const again = await t.gql(CREATE_MCP_SERVER, { input: { name: 'remote', url: remote.url, headers: { authorization: `Bearer ${TOKEN}` } } });
+    expect(again.data?.createMcpServer).toMatchObject({ __typename: 'ConflictError' });
+    expect(t.app.services.registry.get('echo')!.group).toBe('mcp:remote');
+  });
+
+  it('should list the tools again on update: a rename moves the group, headers that the remote refuses change nothing', async () => {
+    const renamed = await t.gql(UPDATE_MCP_SERVER, { id: serverId, input: { name: 'renamed' } });
+    expect(member(renamed.data?.updateMcpServer, 'McpServer')).toMatchObject({ name: 'renamed', group: 'mcp:renamed', headerNames: ['authorization'] });
+    expect(t.app.services.registry.get('echo')!.group).toBe('mcp:renamed');
+    const refused = await t.gql(UPDATE_MCP_SERVER, { id: serverId, input: { name: 'remote', headers: {} } });
+    expect(refused.data?.updateMcpServer).toMatchObject({ __typename: 'McpServerUnreachableError' });
+    expect(t.app.services.registry.get('echo')!.group).toBe('mcp:renamed');
+    const back = await t.gql(UPDATE_MCP_SERVER, { id: serverId, input: { name: 'remote' } });
+    expect(member(back.data?.updateMcpServer, 'McpServer').group).toBe('mcp:remote');
+    expect(t.app.services.registry.all().some((tool) => tool.group === 'mcp:renamed')).toBe(false);
   });
 
   it('should reload the catalogue from the database when another instance announces a change', async () => {
