@@ -58,10 +58,11 @@ describe.each(TEST_DATABASES)('MCP import on %s', (kind) => {
   let serverId: string;
 
   /** One run whose scripted model calls the given tools in one turn; its TOOL steps. */
-  async function runCalling(name: string, calls: { name: string; arguments?: Record<string, unknown> }[], maxRemoteToolCalls?: number) {
+  async function runCalling(name: string, calls: { name: string; arguments?: Record<string, unknown> }[], maxRemoteToolCalls?: number, allowedToolGroups?: string[]) {
     const configurationId = await scriptedConfiguration(t, name, {
       replies: [{ content: '', toolCalls: calls.map((call) => ({ name: call.name, arguments: call.arguments ?? {} })) }, { content: 'finished' }],
       privacyLevel: 'FULL',
+      ...(allowedToolGroups ? { allowedToolGroups } : {}),
     });
     if (maxRemoteToolCalls !== undefined) {
       const updated = await t.gql(UPDATE_CONFIGURATION, { id: configurationId, input: { maxRemoteToolCalls } });
@@ -150,6 +151,13 @@ describe.each(TEST_DATABASES)('MCP import on %s', (kind) => {
   it('should refuse remote calls beyond the configuration budget', async () => {
     const steps = await runCalling('budget', [{ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: { text: 'b' } }], 1);
     expect(steps.map((step) => step.toolResult)).toEqual(['<tool_output_quarantine>\necho: a\n</tool_output_quarantine>', 'Error: tool "echo" not permitted']);
+  });
+
+  it("should apply a configuration's allowed tool groups to imported tools unchanged", async () => {
+    const [outside] = await runCalling('other-groups', [{ name: 'echo', arguments: { text: 'x' } }], undefined, ['content']);
+    expect(outside!.toolResult).toBe('Error: tool "echo" not permitted');
+    const [inside] = await runCalling('mcp-group', [{ name: 'echo', arguments: { text: 'y' } }], undefined, ['mcp:remote']);
+    expect(inside!.toolResult).toBe('<tool_output_quarantine>\necho: y\n</tool_output_quarantine>');
   });
 
   it('should keep the admin-only flag of an imported tool and apply it at the gate', async () => {
