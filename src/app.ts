@@ -14,6 +14,8 @@ import { connectRedis, describeRedisUrl, type RedisTransport } from './cluster/r
 import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
 import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
+import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, type McpCatalogChange } from './services/mcp-catalog.ts';
+import { mcpCatalogDeps } from './services/mcp-servers.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -76,6 +78,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const base: Omit<Services, 'runs'> = {
       revocations: cluster.revocations,
       cancellations: cluster.cancellations,
+      mcpCatalog: cluster.mcpCatalog,
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -97,6 +100,11 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();
+    // Imported MCP tools join the registry; a change made by any instance reloads them here.
+    const catalog = mcpCatalogDeps(services);
+    const servers = await loadCatalog(catalog);
+    if (servers > 0) logger.info({ mcpServers: servers }, 'loaded the imported tools of MCP servers');
+    const stopFollowingCatalog = followCatalogChanges(catalog);
     // A user who is deactivated or deleted stops acting: their runs end (a rotated token or a
     // demotion only ends their sessions; a run streaming to a closed session is cancelled as on any disconnect).
     const stopCancellingRuns = services.revocations.subscribe(({ userId, reason }) => {
@@ -116,6 +124,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       admin,
       close: async () => {
         stopCancellingRuns();
+        stopFollowingCatalog();
         clearInterval(retention);
         await services.runs.stop();
         await transport?.close();
@@ -141,6 +150,7 @@ async function connectCluster(config: Config, logger: Logger) {
       bus: createRunEventBus<RunRow>({ subscriberBuffer: config.subscriberBuffer }),
       revocations: createUserRevocations(onListenerError('user revocations')),
       cancellations: createLocalBroadcast<RunCancellation>(onListenerError('run cancellations')),
+      mcpCatalog: createLocalBroadcast<McpCatalogChange>(onListenerError('MCP catalogue changes')),
     };
   }
   const transport = await connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, logger: logger.child({ component: 'redis' }) });
@@ -150,6 +160,7 @@ async function connectCluster(config: Config, logger: Logger) {
     bus: createRedisRunBus(transport, { subscriberBuffer: config.subscriberBuffer, logger }),
     revocations: createRedisBroadcast(transport, 'revocation', userRevocationSchema, onListenerError('user revocations')),
     cancellations: createRedisBroadcast(transport, 'cancel', runCancellationSchema, onListenerError('run cancellations')),
+    mcpCatalog: createRedisBroadcast(transport, 'mcp-catalog', mcpCatalogChangeSchema, onListenerError('MCP catalogue changes')),
   };
 }
 

@@ -26,6 +26,8 @@ export interface Config {
   readonly maxWsMessageBytes: number;
   /** A tool call still running after this many milliseconds is abandoned with a generic failure. */
   readonly toolTimeoutMs: number;
+  /** A call to a remote MCP server (connect, list or call) abandoned after this many milliseconds. */
+  readonly mcpCallTimeoutMs: number;
   /** How often a process proves its runs alive; a run silent for 3 heartbeats is settled INTERRUPTED. */
   readonly runHeartbeatMs: number;
   readonly stopTimeoutMs: number;
@@ -107,6 +109,7 @@ const envSchema = z.object({
   AIRLOCK_MAX_REQUEST_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(1024 * 1024),
   AIRLOCK_MAX_WS_MESSAGE_BYTES: integerFrom(1_024, 100 * 1024 * 1024).default(256 * 1024),
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
+  AIRLOCK_MCP_CALL_TIMEOUT_MS: integerFrom(50, 600_000).default(15_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
   AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
@@ -177,6 +180,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     maxRequestBytes: env.AIRLOCK_MAX_REQUEST_BYTES,
     maxWsMessageBytes: env.AIRLOCK_MAX_WS_MESSAGE_BYTES,
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
+    mcpCallTimeoutMs: env.AIRLOCK_MCP_CALL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
     stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,

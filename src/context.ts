@@ -9,6 +9,7 @@ import type { RunEventBus } from './runtime/events.ts';
 import type { RunCancellation, RunManager } from './services/run-manager.ts';
 import type { Broadcast } from './runtime/broadcast.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
+import type { McpCatalogChange } from './services/mcp-catalog.ts';
 import type { ToolData } from './tools/data.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
@@ -30,6 +31,8 @@ export interface Services {
   readonly bus: RunEventBus<RunRow>;
   /** Carries cancelRun to the instance that drives the run. */
   readonly cancellations: Broadcast<RunCancellation>;
+  /** "The imported tools of this MCP server changed": every instance reloads them from the database. */
+  readonly mcpCatalog: Broadcast<McpCatalogChange>;
   /** Starts, cancels and settles agent runs. */
   readonly runs: RunManager;
   /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */

@@ -55,3 +55,15 @@ export class RunLimitError extends DomainError {
     this.limit = limit;
   }
 }
+
+/**
+ * A remote MCP server could not be imported or refreshed: unreachable, too slow, or its answer was
+ * not MCP (or too large). The message is generic; the reason goes to the server log only (the
+ * remote's answer may quote anything). Code `MCP_SERVER_UNREACHABLE`.
+ */
+export class McpServerUnreachableError extends DomainError {
+  override readonly name = 'McpServerUnreachableError';
+  constructor(serverName: string) {
+    super(`Could not list the tools of MCP server "${serverName}": it was unreachable, too slow, or its answer was not usable MCP. Details are in the server log.`);
+  }
+}

@@ -87,6 +87,7 @@ export interface ConfigurationsTable {
   quarantine_tool_output: Generated<boolean>;
   truncation: Generated<TruncationMode>;
   require_second_approver: Generated<boolean>;
+  max_remote_tool_calls: Generated<number>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -195,6 +196,30 @@ export interface RunStepsTable {
   created_at: CreatedAt;
 }
 
+/** A remote MCP server whose tools are imported. */
+export interface McpServersTable {
+  id: string;
+  name: string;
+  url: string;
+  /** Sealed JSON object of request headers (secret-box.ts); only their names are ever shown. */
+  headers_ciphertext: string | null;
+  refreshed_at: CreatedAt;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** A tool a remote server listed at its last refresh; `unavailable_reason` null = importable. */
+export interface McpToolsTable {
+  server_id: string;
+  name: string;
+  position: number;
+  description: string;
+  /** As the remote sent it (outside input; re-checked whenever it is loaded). */
+  input_schema: Json<unknown>;
+  admin_only: Generated<boolean>;
+  unavailable_reason: string | null;
+}
+
 /** The whole database, one interface per table (Kysely's own example layout). */
 export interface Database {
   users: UsersTable;
@@ -211,6 +236,8 @@ export interface Database {
   usage_records: UsageRecordsTable;
   runs: RunsTable;
   run_steps: RunStepsTable;
+  mcp_servers: McpServersTable;
+  mcp_tools: McpToolsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -235,3 +262,6 @@ export type BudgetCounterRow = Selectable<BudgetCountersTable>;
 export type RunRow = Selectable<RunsTable>;
 export type NewRun = Insertable<RunsTable>;
 export type RunStepRow = Selectable<RunStepsTable>;
+export type McpServerRow = Selectable<McpServersTable>;
+export type McpToolRow = Selectable<McpToolsTable>;
+export type NewMcpTool = Insertable<McpToolsTable>;

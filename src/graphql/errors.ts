@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ConflictError, DomainError, ForbiddenError, NotFoundError, RunLimitError, StaleApprovalError, ValidationError } from '../errors.ts';
+import { ConflictError, DomainError, ForbiddenError, McpServerUnreachableError, NotFoundError, RunLimitError, StaleApprovalError, ValidationError } from '../errors.ts';
 import { builder } from './builder.ts';
 import { EventBusUnavailableError, SubscriberOverflowError } from '../runtime/events.ts';
 
@@ -39,6 +39,12 @@ builder.objectType(ForbiddenError, {
   interfaces: [ErrorInterface],
 });
 
+builder.objectType(McpServerUnreachableError, {
+  name: 'McpServerUnreachableError',
+  description: 'The remote MCP server was unreachable, too slow, or answered something that is not usable MCP; nothing was changed. The reason is in the server log.',
+  interfaces: [ErrorInterface],
+});
+
 builder.objectType(StaleApprovalError, {
   name: 'StaleApprovalError',
   description: 'The turn digest names a turn the run no longer waits on: reload pendingApprovals.',
@@ -63,6 +69,7 @@ const CODES = new Map<Function, string>([
   [ForbiddenError, 'FORBIDDEN'],
   [StaleApprovalError, 'CONFLICT'],
   [RunLimitError, 'RUN_LIMIT_REACHED'],
+  [McpServerUnreachableError, 'MCP_SERVER_UNREACHABLE'],
   [SubscriberOverflowError, 'SUBSCRIBER_OVERFLOW'],
   [EventBusUnavailableError, 'EVENT_BUS_UNAVAILABLE'],
 ]);

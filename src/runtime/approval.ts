@@ -18,6 +18,8 @@ export interface LoopState {
   readonly lastContent: string | null;
   /** Turns of this run a person denied so far (absent in states sealed before it was counted). */
   readonly deniedTurns?: number;
+  /** Calls of remote tools this run made so far (absent in states sealed before they were counted). */
+  readonly remoteToolCalls?: number;
 }
 
 export interface PendingCallPreview {

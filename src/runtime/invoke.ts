@@ -4,12 +4,13 @@ import {
   gateErrorFor,
   invalidArgumentsError,
   noLongerPermittedError,
+  notPermittedError,
   toolFailedError,
   type GateInput,
 } from '../access/gate.ts';
 import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
-import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type ToolContext, type ToolLogger } from '../tools/tool.ts';
+import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type Tool, type ToolContext, type ToolLogger } from '../tools/tool.ts';
 
 /** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
 export interface ToolCallRequest {
@@ -35,6 +36,11 @@ export interface InvokeOptions {
    * if the gate still allows it (a tool switched off meanwhile is refused as no longer permitted).
    */
   readonly approval?: 'approved' | 'denied';
+  /**
+   * The run's budget of remote calls is spent: a call of an `untrusted` (remote) tool that the gate
+   * allows is refused, not executed, with the generic not-permitted string (the reason is logged).
+   */
+  readonly remoteBudgetSpent?: boolean;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -56,8 +62,10 @@ export interface ToolOutcome {
  */
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
   const started = performance.now();
-  const result = await runCall(call, options);
-  const bounded = boundToolResult(result, { quarantine: options.quarantine, truncation: options.truncation });
+  const { result, untrusted } = await runCall(call, options);
+  // What an untrusted tool itself answered (its own error text included) is quarantined whatever the
+  // configuration says; the seam's own strings are not the tool's and stay exact.
+  const bounded = boundToolResult(result, { quarantine: options.quarantine || untrusted, truncation: options.truncation });
   return {
     content: bounded.content,
     isError: bounded.isError,
@@ -66,19 +74,31 @@ export async function invokeTool(call: ToolCallRequest, options: InvokeOptions):
   };
 }
 
-async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
-  if (options.approval === 'denied') return ToolResult.error(deniedByOperatorError(call.name));
+/** The result, and whether it is an untrusted tool's own answer (to be quarantined). */
+async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<{ result: ToolResult; untrusted: boolean }> {
+  if (options.approval === 'denied') return { result: ToolResult.error(deniedByOperatorError(call.name)), untrusted: false };
   const decision = decide(options.gate, call.name);
-  if (!decision.allowed && options.approval === 'approved') return ToolResult.error(noLongerPermittedError(call.name));
+  if (!decision.allowed && options.approval === 'approved') return { result: ToolResult.error(noLongerPermittedError(call.name)), untrusted: false };
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
-    return ToolResult.error(gateErrorFor(decision.reason, call.name));
+    return { result: ToolResult.error(gateErrorFor(decision.reason, call.name)), untrusted: false };
   }
   const { tool } = decision;
+  if (tool.untrusted === true && options.remoteBudgetSpent) {
+    options.logger.warn({ tool: tool.name, runId: options.context.runId }, "tool call refused: the run's budget of remote tool calls is spent");
+    return { result: ToolResult.error(notPermittedError(tool.name)), untrusted: false };
+  }
+  const result = await execute(tool, call, options);
+  return { result: result.value, untrusted: tool.untrusted === true && result.fromTool };
+}
+
+/** Validates and runs the call; `fromTool` is false when the result is one of the seam's own strings. */
+async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions): Promise<{ value: ToolResult; fromTool: boolean }> {
+  const ours = (content: string) => ({ value: ToolResult.error(content), fromTool: false });
   const decoded = decodeArguments(call.arguments);
   const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
-  if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
-  if (!parsed.success) return ToolResult.error(invalidArgumentsError(tool.name, parsed.error));
+  if (!decoded.ok) return ours(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
+  if (!parsed.success) return ours(invalidArgumentsError(tool.name, parsed.error));
   const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const controller = new AbortController();
@@ -98,22 +118,22 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
     const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger: markedAsTool(logger) }), timedOut, cancelled]);
     if (result === 'cancelled') {
       logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
     if (result === 'timeout') {
       controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
       logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
     if (!(result instanceof ToolResult)) {
       logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ours(toolFailedError(tool.name));
     }
-    return result;
+    return { value: result, fromTool: true };
   } catch (error) {
     // The exception may carry credentials (connection strings, upstream bodies): log only.
     logger.error({ err: error, tool: tool.name }, 'tool execution failed');
-    return ToolResult.error(toolFailedError(tool.name));
+    return ours(toolFailedError(tool.name));
   } finally {
     clearTimeout(timer);
     if (onAbort) options.context.signal.removeEventListener('abort', onAbort);

@@ -1,4 +1,4 @@
-import { offeredTools, type GateInput } from '../access/gate.ts';
+import { decide, offeredTools, type GateInput } from '../access/gate.ts';
 import { isValidUsage, ProviderError, uniqueCallIds, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
 import type { TruncationMode } from '../tools/bounds.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -40,7 +40,11 @@ export interface LoopSettings {
   readonly truncation?: TruncationMode;
   /** Per tool call (default 30 s). */
   readonly toolTimeoutMs?: number;
+  /** Calls of remote (`untrusted`) tools one run may make; later ones are refused. Absent = 20. */
+  readonly maxRemoteToolCalls?: number;
 }
+
+export const DEFAULT_MAX_REMOTE_TOOL_CALLS = 20;
 
 export interface LoopInput {
   readonly runId: string;
@@ -72,6 +76,7 @@ interface Session {
   iterations: number;
   lastContent: string | null;
   deniedTurns: number;
+  remoteToolCalls: number;
 }
 
 /**
@@ -113,6 +118,7 @@ function openSession(input: LoopInput, state: LoopState): Session {
     iterations: state.iterations,
     lastContent: state.lastContent,
     deniedTurns: state.deniedTurns ?? 0,
+    remoteToolCalls: state.remoteToolCalls ?? 0,
   };
 }
 
@@ -177,6 +183,7 @@ async function rounds(session: Session, firstRound: number): Promise<RunOutcome>
       usage: session.usage,
       lastContent: session.lastContent,
       deniedTurns: session.deniedTurns,
+      remoteToolCalls: session.remoteToolCalls,
     };
     const suspension = await suspensionFor(input, state, round, completion.toolCalls);
     if (suspension) return finish(session, 'WAITING_FOR_APPROVAL', null, { suspension });
@@ -246,9 +253,20 @@ type CallMode = 'run' | 'approved' | 'denied';
 async function runToolCalls(session: Session, round: number, calls: readonly ToolCall[], mode: CallMode): Promise<void> {
   const { input } = session;
   if (input.signal.aborted) throw new Cancelled();
+  const budget = input.settings.maxRemoteToolCalls ?? DEFAULT_MAX_REMOTE_TOOL_CALLS;
+  // Counted in call order before the turn runs concurrently: the first calls within budget run.
+  const spent = calls.map((call) => {
+    if (mode === 'denied') return false;
+    const decision = decide(input.gate, call.name);
+    if (!decision.allowed || decision.tool.untrusted !== true) return false;
+    if (session.remoteToolCalls >= budget) return true;
+    session.remoteToolCalls += 1;
+    return false;
+  });
   const outcomes = await Promise.all(
-    calls.map((call) =>
+    calls.map((call, index) =>
       invokeTool(call, {
+        remoteBudgetSpent: spent[index]!,
         gate: input.gate,
         logger: input.logger,
         quarantine: input.settings.quarantineToolOutput,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConfigurationRow, ConfigurationUpdate, Db } from '../db/database.ts';
 import { PRIVACY_LEVELS } from '../runtime/privacy.ts';
+import { DEFAULT_MAX_REMOTE_TOOL_CALLS } from '../runtime/loop.ts';
 import { DEFAULT_TRUNCATION, TRUNCATION_MODES } from '../tools/bounds.ts';
 import * as configurations from '../db/repositories/configurations.ts';
 import * as models from '../db/repositories/models.ts';
@@ -28,6 +29,8 @@ const fields = {
   quarantineToolOutput: z.boolean(),
   truncation: z.enum(TRUNCATION_MODES),
   requireSecondApprover: z.boolean(),
+  /** Calls of remote (MCP-imported) tools per run; the cap bounds what a looping model can send out. */
+  maxRemoteToolCalls: z.number().int('must be a whole number').min(0, 'must be at least 0').max(1_000, 'must be at most 1000'),
 };
 
 const createSchema = z.object({ name, modelId: z.string(), ...nullishShape(fields) });
@@ -67,6 +70,7 @@ export async function createConfiguration(db: Db, input: unknown): Promise<Confi
         quarantine_tool_output: data.quarantineToolOutput ?? false,
         truncation: data.truncation ?? DEFAULT_TRUNCATION,
         require_second_approver: data.requireSecondApprover ?? false,
+        max_remote_tool_calls: data.maxRemoteToolCalls ?? DEFAULT_MAX_REMOTE_TOOL_CALLS,
       },
       skillIds,
     ),
@@ -92,6 +96,7 @@ export async function updateConfiguration(db: Db, id: string, input: Record<stri
   if (data.quarantineToolOutput != null) changes.quarantine_tool_output = data.quarantineToolOutput;
   if (data.truncation != null) changes.truncation = data.truncation;
   if (data.requireSecondApprover != null) changes.require_second_approver = data.requireSecondApprover;
+  if (data.maxRemoteToolCalls != null) changes.max_remote_tool_calls = data.maxRemoteToolCalls;
   const skillIds = data.skillIds ?? undefined;
   if (skillIds) await requireSkills(db, skillIds);
   const row = await uniquely(`A configuration named "${data.name ?? ''}" already exists.`, () =>

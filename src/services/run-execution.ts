@@ -84,6 +84,7 @@ async function prepare(
       quarantineToolOutput: configuration.quarantine_tool_output,
       truncation: configuration.truncation,
       toolTimeoutMs: services.config.toolTimeoutMs,
+      maxRemoteToolCalls: configuration.max_remote_tool_calls,
     };
   };
   const [settings, gate] = await Promise.all([settingsOverride ?? settingsOf(), gateFor(setup, viewOnce)]);

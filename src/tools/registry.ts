@@ -17,6 +17,13 @@ export interface ToolRegistry extends ToolLookup {
   parametersSchema(name: string): Record<string, unknown> | undefined;
   /** Wire specs of the named tools that are registered, in registry order. */
   specs(allowed: Iterable<string>): ToolSpec[];
+  /**
+   * Replaces every tool of one source (an imported MCP server, `mcp:<name>`) at once; an empty list
+   * removes the source. All or nothing: a name that collides with a tool of ANOTHER source, or that
+   * providers would reject, throws a ToolRegistryError and leaves the registry as it was. Holders of
+   * the registry see the change at their next lookup; `all()` returns a fresh list after a change.
+   */
+  replaceSource(source: string, tools: readonly Tool[]): void;
 }
 
 export class ToolRegistryError extends Error {
@@ -25,44 +32,52 @@ export class ToolRegistryError extends Error {
 
 const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
+/** Whether providers accept this tool name (they accept `[a-zA-Z0-9_-]{1,64}`; ours must start with a letter). */
+export function isValidToolName(name: string): boolean {
+  return NAME.test(name);
+}
+
+interface Entry {
+  readonly tool: Tool;
+  readonly source: string;
+}
+
+function checkSource(source: string, list: readonly Tool[], taken: ReadonlyMap<string, Entry>, into: Map<string, Entry>): void {
+  for (const tool of list) {
+    if (!NAME.test(tool.name)) {
+      throw new ToolRegistryError(`Tool name "${tool.name}" from ${source} must match ${NAME.source}.`);
+    }
+    const previous = taken.get(tool.name) ?? into.get(tool.name);
+    if (previous !== undefined) {
+      throw new ToolRegistryError(`Duplicate tool "${tool.name}": registered by ${previous.source} and by ${source}.`);
+    }
+    into.set(tool.name, { tool, source });
+  }
+}
+
 /**
  * Builds the registry from its sources. A duplicate name fails start-up naming both sources, and
  * a tool whose name providers would reject (they accept `[a-zA-Z0-9_-]{1,64}`) fails too.
  */
 export function createRegistry(sources: readonly ToolSource[]): ToolRegistry {
-  const tools = new Map<string, Tool>();
-  const origin = new Map<string, string>();
-  for (const { source, tools: list } of sources) {
-    for (const tool of list) {
-      if (!NAME.test(tool.name)) {
-        throw new ToolRegistryError(`Tool name "${tool.name}" from ${source} must match ${NAME.source}.`);
-      }
-      const previous = origin.get(tool.name);
-      if (previous !== undefined) {
-        throw new ToolRegistryError(`Duplicate tool "${tool.name}": registered by ${previous} and by ${source}.`);
-      }
-      tools.set(tool.name, tool);
-      origin.set(tool.name, source);
-    }
-  }
-  const schemas = new Map<string, Record<string, unknown>>();
+  let entries = new Map<string, Entry>();
+  for (const { source, tools: list } of sources) checkSource(source, list, new Map(), entries);
+  let ordered = [...entries.values()].map((entry) => entry.tool);
+  const schemas = new Map<Tool, Record<string, unknown>>();
   const parametersSchema = (name: string) => {
-    const tool = tools.get(name);
+    const tool = entries.get(name)?.tool;
     if (!tool) return undefined;
-    let schema = schemas.get(name);
+    let schema = schemas.get(tool);
     if (!schema) {
-      const { $schema: _dialect, ...rest } = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<
-        string,
-        unknown
-      >;
+      const derived = tool.inputSchema ?? z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' });
+      const { $schema: _dialect, ...rest } = derived as Record<string, unknown>;
       schema = rest;
-      schemas.set(name, schema);
+      schemas.set(tool, schema);
     }
     return schema;
   };
-  const ordered = [...tools.values()];
   return {
-    get: (name) => tools.get(name),
+    get: (name) => entries.get(name)?.tool,
     all: () => ordered,
     groups: () => [...new Set(ordered.map((tool) => tool.group))],
     parametersSchema,
@@ -71,6 +86,14 @@ export function createRegistry(sources: readonly ToolSource[]): ToolRegistry {
       return ordered
         .filter((tool) => wanted.has(tool.name))
         .map((tool) => ({ name: tool.name, description: tool.description, parameters: parametersSchema(tool.name)! }));
+    },
+    replaceSource(source, list) {
+      const others = new Map([...entries].filter(([, entry]) => entry.source !== source));
+      const added = new Map<string, Entry>();
+      checkSource(source, list, others, added);
+      // Other sources keep their place; the replaced source's tools go last, in the order given.
+      entries = new Map([...others, ...added]);
+      ordered = [...entries.values()].map((entry) => entry.tool);
     },
   };
 }

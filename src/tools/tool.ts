@@ -52,6 +52,17 @@ export interface Tool<Args = any, Data = any> {
   readonly requiresAdmin: boolean;
   /** `write` means every call waits for human approval. Absent means `read`. */
   readonly effect?: ToolEffect;
+  /**
+   * Output from outside the operator's control (a remote MCP server's tool): the seam always wraps
+   * it in the quarantine envelope, whatever the configuration says, and every call counts against
+   * the run's budget of remote calls.
+   */
+  readonly untrusted?: boolean;
+  /**
+   * The JSON Schema offered to the model when `parameters` cannot express it (a remote tool keeps
+   * its server's own schema; `parameters` then validates against it). Absent: derived from `parameters`.
+   */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
   execute(args: Args, ctx: ToolContext<Data>): Promise<ToolResult>;
   /**
    * Write tools: describes the change BEFORE it runs, for the approver (plain text, at most 20

@@ -10,6 +10,8 @@ const TABLES = [
   'budgets',
   'configuration_skills',
   'configurations',
+  'mcp_servers',
+  'mcp_tools',
   'models',
   'providers',
   'run_steps',

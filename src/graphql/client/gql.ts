@@ -133,6 +133,15 @@ type Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) {\n      __typename\n      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.ImportCreateMcpServerDocument,
+    "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": typeof types.ImportRefreshMcpServerDocument,
+    "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": typeof types.ImportToolsDocument,
+    "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": typeof types.ImportUpdateMcpServerDocument,
+    "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": typeof types.ImportSetMcpToolAdminOnlyDocument,
+    "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": typeof types.ImportDeleteMcpServerDocument,
+    "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": typeof types.ImportEnableToolDocument,
+    "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": typeof types.ImportMcpServerToolsDocument,
+    "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": typeof types.ImportUpdateConfigurationDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -263,6 +272,15 @@ const documents: Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) {\n      __typename\n      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.ImportCreateMcpServerDocument,
+    "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": types.ImportRefreshMcpServerDocument,
+    "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": types.ImportToolsDocument,
+    "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": types.ImportUpdateMcpServerDocument,
+    "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": types.ImportSetMcpToolAdminOnlyDocument,
+    "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": types.ImportDeleteMcpServerDocument,
+    "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": types.ImportEnableToolDocument,
+    "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": types.ImportMcpServerToolsDocument,
+    "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": types.ImportUpdateConfigurationDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -764,6 +782,42 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) {\n      __typename\n      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) {\n      __typename\n      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n"): (typeof documents)["\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n"): (typeof documents)["\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n"): (typeof documents)["\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"): (typeof documents)["\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n"): (typeof documents)["\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"): (typeof documents)["\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -82,6 +82,9 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
     requireSecondApprover: t.exposeBoolean('require_second_approver', {
       description: "Four eyes: the run's initiator may deny but not approve their own run's writes.",
     }),
+    maxRemoteToolCalls: t.exposeInt('max_remote_tool_calls', {
+      description: 'Calls of remote (MCP-imported) tools one run may make; later calls are refused.',
+    }),
     toolDecisions: t.field({
       type: [ToolDecisionRef],
       authScopes: { admin: true },
@@ -125,6 +128,7 @@ const CreateConfigurationInput = builder.inputType('CreateConfigurationInput', {
     quarantineToolOutput: t.boolean(),
     truncation: t.field({ type: TruncationModeEnum, description: 'Default HEAD.' }),
     requireSecondApprover: t.boolean({ description: 'Default false.' }),
+    maxRemoteToolCalls: t.int({ description: 'Calls of remote (MCP-imported) tools per run, 0 to 1000. Default 20.' }),
   }),
 });
 
@@ -148,6 +152,7 @@ const UpdateConfigurationInput = builder.inputType('UpdateConfigurationInput', {
     quarantineToolOutput: t.boolean(),
     truncation: t.field({ type: TruncationModeEnum, description: 'Applies to runs started afterwards.' }),
     requireSecondApprover: t.boolean(),
+    maxRemoteToolCalls: t.int(),
   }),
 });
 

@@ -1,0 +1,122 @@
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { McpServerRow, McpToolRow } from '../../db/database.ts';
+import { findMcpServersByIds, listMcpServers, listMcpTools } from '../../db/repositories/mcp-servers.ts';
+import { ConflictError, McpServerUnreachableError, NotFoundError, ValidationError } from '../../errors.ts';
+import { mcpGroup } from '../../mcp/remote-tools.ts';
+import { serverHeaderNames } from '../../services/mcp-catalog.ts';
+import * as mcp from '../../services/mcp-servers.ts';
+import { builder } from '../builder.ts';
+import { DeletedRef } from './root.ts';
+
+const McpToolRef = builder.objectRef<McpToolRow>('McpTool').implement({
+  description: 'A tool the remote server listed at its last refresh. Switch it on with setToolEnabled (imported tools start disabled).',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { description: "The remote's own text (untrusted; neutralised and capped before a model sees it)." }),
+    inputSchema: t.field({ type: 'JSON', resolve: (tool) => tool.input_schema }),
+    adminOnly: t.exposeBoolean('admin_only', { description: 'Only admins may use it (setMcpToolAdminOnly); kept across refreshes.' }),
+    available: t.boolean({
+      description: 'False when the tool cannot be offered at all (see unavailableReason); the rest of the server is unaffected.',
+      resolve: (tool) => tool.unavailable_reason === null,
+    }),
+    unavailableReason: t.exposeString('unavailable_reason', { nullable: true }),
+  }),
+});
+
+/** Imported MCP servers are admin-only: their URLs and headers describe the operator's infrastructure. */
+export const McpServerRef = builder.loadableNode('McpServer', {
+  id: { resolve: (server: McpServerRow) => server.id },
+  load: (ids: string[], context) => findMcpServersByIds(context.services.db, ids),
+  sort: (server) => server.id,
+  authScopes: { admin: true },
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    url: t.exposeString('url'),
+    group: t.string({ description: 'The tool group of its tools: `mcp:<name>`.', resolve: (server) => mcpGroup(server.name) }),
+    headerNames: t.stringList({
+      description: 'Names of the request headers sent to the server. Their values are sealed and never readable.',
+      resolve: (server, _args, context) => serverHeaderNames(context.services.secrets, server),
+    }),
+    tools: t.field({ type: [McpToolRef], resolve: (server, _args, context) => listMcpTools(context.services.db, [server.id]) }),
+    refreshedAt: t.field({ type: 'DateTime', resolve: (server) => server.refreshed_at }),
+    createdAt: t.field({ type: 'DateTime', resolve: (server) => server.created_at }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (server) => server.updated_at }),
+  }),
+});
+
+const CreateMcpServerInput = builder.inputType('CreateMcpServerInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Its tools form the group `mcp:<name>`.' }),
+    url: t.string({ required: true, description: 'The Streamable HTTP endpoint, http(s), without credentials.' }),
+    headers: t.field({ type: 'JSON', description: 'Request headers (an object of strings), e.g. an Authorization token. Write-only: stored encrypted.' }),
+  }),
+});
+
+const UpdateMcpServerInput = builder.inputType('UpdateMcpServerInput', {
+  fields: (t) => ({
+    name: t.string(),
+    url: t.string(),
+    headers: t.field({ type: 'JSON', description: 'Replaces the stored headers (`{}` removes them); absent leaves them.' }),
+  }),
+});
+
+const errors = { types: [ValidationError, NotFoundError, ConflictError, McpServerUnreachableError] };
+
+builder.queryFields((t) => ({
+  mcpServers: t.field({
+    type: [McpServerRef],
+    authScopes: { admin: true },
+    resolve: (_root, _args, context) => listMcpServers(context.services.db),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createMcpServer: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description: 'Imports the tools of a remote MCP server (Streamable HTTP) as group `mcp:<name>`, each disabled until an admin enables it.',
+    errors,
+    args: { input: t.arg({ type: CreateMcpServerInput, required: true }) },
+    resolve: (_root, { input }, context) => mcp.createMcpServer(mcp.mcpCatalogDeps(context.services), input),
+  }),
+  updateMcpServer: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description: 'Changes the server and lists its tools again.',
+    errors,
+    args: {
+      id: t.arg.globalID({ required: true, for: [McpServerRef] }),
+      input: t.arg({ type: UpdateMcpServerInput, required: true }),
+    },
+    resolve: (_root, { id, input }, context) => mcp.updateMcpServer(mcp.mcpCatalogDeps(context.services), id.id, input),
+  }),
+  refreshMcpServer: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description: 'Lists the remote tools again: new tools arrive disabled, vanished ones leave the catalogue; a name that collides with another tool refuses the refresh.',
+    errors,
+    args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
+    resolve: (_root, { id }, context) => mcp.refreshMcpServer(mcp.mcpCatalogDeps(context.services), id.id),
+  }),
+  setMcpToolAdminOnly: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    errors: { types: [NotFoundError] },
+    args: {
+      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
+      toolName: t.arg.string({ required: true }),
+      adminOnly: t.arg.boolean({ required: true }),
+    },
+    resolve: (_root, { serverId, toolName, adminOnly }, context) =>
+      mcp.setMcpToolAdminOnly(mcp.mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
+  }),
+  deleteMcpServer: t.field({
+    type: DeletedRef,
+    authScopes: { admin: true },
+    errors: { types: [NotFoundError] },
+    args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
+    resolve: async (_root, { id }, context) => ({
+      id: encodeGlobalID('McpServer', await mcp.deleteMcpServer(mcp.mcpCatalogDeps(context.services), id.id)),
+    }),
+  }),
+}));

@@ -1,0 +1,27 @@
+import { graphql } from '../../src/graphql/client/gql.ts';
+
+/** Documents the MCP import tests share. */
+
+export const CREATE_MCP_SERVER = graphql(`
+  mutation ImportCreateMcpServer($input: CreateMcpServerInput!) {
+    createMcpServer(input: $input) {
+      __typename
+      ... on McpServer { id name url group headerNames tools { name available unavailableReason adminOnly } }
+      ... on ValidationError { message issues { path message } }
+      ... on Error { message }
+    }
+  }
+`);
+export const REFRESH_MCP_SERVER = graphql(`
+  mutation ImportRefreshMcpServer($id: ID!) {
+    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }
+  }
+`);
+export const IMPORT_TOOLS = graphql(`
+  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }
+`);
+export const UPDATE_MCP_SERVER = graphql(`
+  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {
+    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }
+  }
+`);
