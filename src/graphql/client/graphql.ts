@@ -104,6 +104,8 @@ export type RunFilter = {
   createdFrom?: string | null | undefined;
   /** Created before. */
   createdTo?: string | null | undefined;
+  /** Agent runs or MCP sessions only. */
+  kind?: RunKind | null | undefined;
   /** Any of these statuses. */
   status?: Array<RunStatus> | null | undefined;
   /** Any of these reasons (an open run has none). */
@@ -111,6 +113,11 @@ export type RunFilter = {
   /** Admins only. */
   userId?: string | null | undefined;
 };
+
+/** AGENT: the agent loop (runAgent, startRun). MCP: a session of an MCP client at /mcp, one TOOL step per tool call. */
+export type RunKind =
+  | 'AGENT'
+  | 'MCP';
 
 export type RunStatus =
   | 'CANCELLED'
