@@ -29,12 +29,13 @@ function storableText(text: string | null): string | null {
 export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>>;
 
 const insertRunStatement = prepared(
-  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection'],
-  (db, run: RunStart) => db.insertInto('runs').values(run).returningAll(),
+  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind'],
+  (db, run: RunStart & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
 );
 
-export async function insertRun(db: Db, run: RunStart): Promise<RunRow> {
-  const [row] = await insertRunStatement(db, { ...run, prompt: storableText(run.prompt) });
+/** A run of the agent loop unless `kind` says otherwise. */
+export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Promise<RunRow> {
+  const [row] = await insertRunStatement(db, { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt) });
   if (!row) throw new Error('the new run was not returned');
   return row;
 }

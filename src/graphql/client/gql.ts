@@ -133,6 +133,12 @@ type Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateUserDocument,
+    "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": typeof types.McpSetUserActiveDocument,
+    "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": typeof types.McpSetToolEnabledDocument,
+    "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.McpSetBudgetDocument,
+    "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": typeof types.McpUpdateConfigurationDocument,
+    "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": typeof types.McpRunsDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -263,6 +269,12 @@ const documents: Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateUserDocument,
+    "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": types.McpSetUserActiveDocument,
+    "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": types.McpSetToolEnabledDocument,
+    "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.McpSetBudgetDocument,
+    "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": types.McpUpdateConfigurationDocument,
+    "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": types.McpRunsDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -764,6 +776,30 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n"): (typeof documents)["\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n"): (typeof documents)["\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"): (typeof documents)["\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n"): (typeof documents)["\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"): (typeof documents)["\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
