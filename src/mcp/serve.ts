@@ -168,15 +168,14 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     // Another user's session is not found either: its id must not be usable by anyone else.
     if (!entry || entry.session.userId !== actor.id) return refuse(res, 404, SESSION_NOT_FOUND, 'Session not found: open a new one with an initialize request.');
     entry.session.actor = actor;
+    // A GET (the client's stream for server messages) stays open for as long as the client likes:
+    // only requests (POST) count as activity.
+    if (req.method !== 'POST') return entry.transport.handleRequest(req, res);
     entry.inFlight += 1;
     try {
-      let body: unknown;
-      if (req.method === 'POST') {
-        const parsed = await readJson(req);
-        if (!parsed.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
-        body = parsed.value;
-      }
-      await entry.transport.handleRequest(req, res, body);
+      const parsed = await readJson(req);
+      if (!parsed.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
+      await entry.transport.handleRequest(req, res, parsed.value);
     } finally {
       entry.inFlight -= 1;
       if (sessions.get(id as string) === entry) armIdle(id as string, entry);

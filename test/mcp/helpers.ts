@@ -48,8 +48,9 @@ export async function baseUrl(t: TestApp): Promise<string> {
 }
 
 /** The SDK's own client over Streamable HTTP, connected (initialize done) to /mcp. */
-export async function connectMcp(base: string, token: string, configuration: string, headers: Record<string, string> = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp?configuration=${encodeURIComponent(configuration)}`), {
+export async function connectMcp(base: string, token: string, configuration: string | null, headers: Record<string, string> = {}) {
+  const query = configuration === null ? '' : `?configuration=${encodeURIComponent(configuration)}`;
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp${query}`), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
   });
   const client = new Client({ name: 'airlock-test', version: '1.0.0' });
@@ -70,4 +71,18 @@ export function textOf(result: Awaited<ReturnType<Client['callTool']>>): string 
   const content = result.content as { type: string; text?: string }[];
   if (content.length !== 1 || content[0]!.type !== 'text') throw new Error(`expected one text block, got ${JSON.stringify(content)}`);
   return content[0]!.text!;
+}
+
+/** A raw initialize request, for what the SDK client does not show (status codes, headers, bodies). */
+export function rawInitialize(base: string, query: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${base}/mcp${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
 }

@@ -139,6 +139,7 @@ type Documents = {
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": typeof types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": typeof types.McpRunsDocument,
+    "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -275,6 +276,7 @@ const documents: Documents = {
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": types.McpRunsDocument,
+    "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -800,6 +802,10 @@ export function graphql(source: "\n  mutation McpUpdateConfiguration($id: ID!, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"): (typeof documents)["\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
