@@ -112,7 +112,7 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     }
   };
 
-  const open = async (req: IncomingMessage, res: ServerResponse, actor: Actor) => {
+  const openSession = async (req: IncomingMessage, res: ServerResponse, actor: Actor) => {
     if (req.method !== 'POST') return refuse(res, 400, SERVER_ERROR, 'Bad Request: no session; open one with an initialize request (POST).');
     const body = await readJson(req);
     if (!body.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
@@ -148,9 +148,13 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     await server.connect(transport);
     await transport.handleRequest(req, res, body.value);
     entry.inFlight -= 1;
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+    const id = transport.sessionId;
+    if (id === undefined || !sessions.has(id)) {
       await session.close('NOT_OPENED');
       await transport.close().catch(() => undefined);
+    } else if (stopped.signal.aborted) {
+      // Opened while the server was stopping, after `stop` ended the sessions it knew.
+      await end(id, 'STOPPED');
     }
   };
 
@@ -163,7 +167,7 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
       });
     }
     const id = req.headers['mcp-session-id'];
-    if (id === undefined) return open(req, res, actor);
+    if (id === undefined) return openSession(req, res, actor);
     const entry = typeof id === 'string' ? sessions.get(id) : undefined;
     // Another user's session is not found either: its id must not be usable by anyone else.
     if (!entry || entry.session.userId !== actor.id) return refuse(res, 404, SESSION_NOT_FOUND, 'Session not found: open a new one with an initialize request.');

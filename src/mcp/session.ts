@@ -108,6 +108,7 @@ export async function openMcpSession(
   const recorder = createRunRecorder({ runId: run.id, level, repository: createRunRepository(db, deps.writer), bus, logger, stopSignal: options.stopSignal });
   const controller = new AbortController();
   let calls = 0;
+  const inFlight = new Set<Promise<McpCallResult>>();
   let closing: Promise<void> | null = null;
   bus.publish({ type: 'started', runId: run.id, run });
 
@@ -170,37 +171,47 @@ export async function openMcpSession(
         annotations: { readOnlyHint: tool.effect !== 'write' },
       }));
     },
-    async callTool(name, args, signal = new AbortController().signal) {
-      calls += 1;
-      const round = calls;
-      let outcome: ToolOutcome;
-      try {
-        if (closing) throw new Error('the session is closed');
-        outcome = await execute(round, name, args ?? {}, signal);
-      } catch (error) {
-        logger.error({ err: error }, 'MCP tool call failed unexpectedly');
-        outcome = { content: toolFailedError(name), isError: true, artifacts: [], durationMs: 0 };
-      }
-      await recorder.recordStep({
-        kind: 'TOOL',
-        round,
-        toolCallId: `call_${round}`,
-        toolName: name,
-        toolArguments: args ?? {},
-        toolResult: outcome.content,
-        toolIsError: outcome.isError,
-        // Stored with the audit record (privacy-filtered); never part of the MCP result.
-        artifacts: outcome.artifacts,
-        durationMs: outcome.durationMs,
-      });
-      return { content: [{ type: 'text', text: outcome.content }], isError: outcome.isError };
+    callTool(name, args, signal = new AbortController().signal) {
+      // A call racing the end of its session runs nothing and records nothing after the run settled.
+      if (closing) return Promise.resolve({ content: [{ type: 'text', text: toolFailedError(name) }], isError: true });
+      const call = record(name, args, signal);
+      inFlight.add(call);
+      return call.finally(() => inFlight.delete(call));
     },
     close(end) {
       return (closing ??= (async () => {
         controller.abort();
+        // Abandoned calls end at once (their signal is aborted); their steps are stored before the outcome.
+        await Promise.allSettled(inFlight);
         await recorder.settle({ ...OUTCOMES[end], truncated: false, iterations: 0, finalContent: null, usage: ZERO_USAGE });
       })());
     },
   };
+
+  /** One call: executed (or refused), then recorded as the run's next TOOL step. */
+  async function record(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<McpCallResult> {
+    calls += 1;
+    const round = calls;
+    let outcome: ToolOutcome;
+    try {
+      outcome = await execute(round, name, args ?? {}, signal);
+    } catch (error) {
+      logger.error({ err: error }, 'MCP tool call failed unexpectedly');
+      outcome = { content: toolFailedError(name), isError: true, artifacts: [], durationMs: 0 };
+    }
+    await recorder.recordStep({
+      kind: 'TOOL',
+      round,
+      toolCallId: `call_${round}`,
+      toolName: name,
+      toolArguments: args ?? {},
+      toolResult: outcome.content,
+      toolIsError: outcome.isError,
+      // Stored with the audit record (privacy-filtered); never part of the MCP result.
+      artifacts: outcome.artifacts,
+      durationMs: outcome.durationMs,
+    });
+    return { content: [{ type: 'text', text: outcome.content }], isError: outcome.isError };
+  }
   return session;
 }

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
 import { THROWN_CANARY } from '../fixtures/tool-modules/probes.ts';
-import { MCP_ARTIFACT_CANARY } from '../fixtures/tool-modules/mcp-probes.ts';
+import { HANG_STARTED, MCP_ARTIFACT_CANARY } from '../fixtures/tool-modules/mcp-probes.ts';
 import {
   baseUrl,
   connectMcp,
@@ -216,13 +216,17 @@ describe.each(TEST_DATABASES)('MCP serve: session lifecycle (%s)', (kind) => {
     const runId = decodeGlobalID(open.data!.runs.edges[0]!.node.id).id;
     const events = t.app.services.bus.subscribe(runId);
     expect(textOf(await mcp.client.callTool({ name: 'echo_text', arguments: { text: 'before stop' } }))).toBe('before stop');
+    // A call still running when the server stops is abandoned, and recorded before the outcome.
+    const hanging = mcp.client.callTool({ name: 'hang_forever', arguments: {} }).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(t.logs.text()).toContain(HANG_STARTED));
     await t.app.server.stop();
+    await hanging;
     const seen: RunBusEvent<RunRow>[] = [];
     for await (const event of events) {
       seen.push(event);
       if (event.type === 'finished') break;
     }
-    expect(seen.map((event) => event.type)).toEqual(['step', 'finished']);
+    expect(seen.map((event) => (event.type === 'step' ? event.full.toolName : event.type))).toEqual(['echo_text', 'hang_forever', 'finished']);
     const finished = seen.at(-1) as Extract<RunBusEvent<RunRow>, { type: 'finished' }>;
     expect(finished.run).toMatchObject({ id: runId, kind: 'MCP', status: 'FAILED', termination_reason: 'INTERRUPTED' });
     await mcp.client.close();
