@@ -159,6 +159,12 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    // MCP asks servers to check Origin (DNS rebinding): desktop and CLI clients send none; a page may
+    // call /mcp only from an origin listed in AIRLOCK_CORS_ORIGINS.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !config.corsOrigins.includes(origin)) {
+      return refuse(res, 403, SERVER_ERROR, 'Forbidden: this Origin may not call /mcp (see AIRLOCK_CORS_ORIGINS).');
+    }
     // Every request proves its user anew: a rotated token, or a user deactivated or deleted meanwhile, is refused.
     const actor = await authenticate(db, bearerToken(req.headers.authorization));
     if (!actor) {

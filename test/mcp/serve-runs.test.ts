@@ -5,6 +5,7 @@ import { graphql } from '../../src/graphql/client/gql.ts';
 import type { RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunRow } from '../../src/db/database.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { member } from '../helpers/documents.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
 import { THROWN_CANARY } from '../fixtures/tool-modules/probes.ts';
@@ -22,6 +23,12 @@ import {
   textOf,
 } from './helpers.ts';
 
+const CREATE_MCP_ADMIN = graphql(`
+  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }
+`);
+const SET_MCP_ADMIN = graphql(`
+  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }
+`);
 const CANCEL_MCP_RUN = graphql(`
   mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }
 `);
@@ -54,6 +61,43 @@ describe.each(TEST_DATABASES)('MCP serve: sessions, runs and access (%s)', (kind
       expect(body.result).toBeUndefined();
     }
     await expect(connectMcp(base, 'not-a-token', 'tools')).rejects.toThrow();
+  });
+
+  it('should refuse a request from a foreign Origin (DNS rebinding) before anything else', async () => {
+    const response = await rawInitialize(base, '?configuration=tools', { authorization: `Bearer ${alice.token}`, origin: 'http://evil.example' });
+    expect(response.status).toBe(403);
+    expect((await response.json()).error.message).toContain('this Origin may not call /mcp');
+  });
+
+  it("should not let another user's token use a session, and check the token on every request", async () => {
+    const mallory = await createUser(t, 'mallory');
+    const carol = member((await t.gql(CREATE_MCP_ADMIN, { name: 'carol' })).data?.createUser, 'CreateUserPayload');
+    const mcp = await connectMcp(base, carol.token, 'tools');
+    try {
+      const sessionId = mcp.transport.sessionId!;
+      const stolen = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${mallory.token}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': mcp.transport.protocolVersion ?? '2025-06-18',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo_text', arguments: { text: 'stolen' } } }),
+      });
+      expect(stolen.status).toBe(404);
+      expect(JSON.stringify(await stolen.json())).not.toContain('stolen');
+      // An admin's tool, until the admin is demoted: the next call is refused (the token is read anew).
+      expect((await mcp.client.callTool({ name: 'get_env', arguments: {} })).isError).toBe(false);
+      await t.gql(SET_MCP_ADMIN, { id: carol.user.id, isAdmin: false });
+      expect(textOf(await mcp.client.callTool({ name: 'get_env', arguments: {} }))).toBe('Error: tool "get_env" not permitted');
+      expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).not.toContain('get_env');
+    } finally {
+      await mcp.close();
+    }
+    const steps = (await t.gql(MCP_RUNS, { filter: { kind: 'MCP', userId: carol.user.id } })).data!.runs.edges[0]!.node.steps.edges;
+    expect(steps.map((edge) => edge.node.toolName)).toEqual(['get_env', 'get_env']);
   });
 
   it('should refuse a session that names no configuration or an unknown one, and take the name from the header', async () => {

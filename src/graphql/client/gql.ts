@@ -139,6 +139,8 @@ type Documents = {
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": typeof types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": typeof types.McpRunsDocument,
+    "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateAdminDocument,
+    "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": typeof types.McpSetAdminDocument,
     "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
@@ -276,6 +278,8 @@ const documents: Documents = {
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": types.McpRunsDocument,
+    "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateAdminDocument,
+    "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": types.McpSetAdminDocument,
     "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
@@ -802,6 +806,14 @@ export function graphql(source: "\n  mutation McpUpdateConfiguration($id: ID!, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"): (typeof documents)["\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n"): (typeof documents)["\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
