@@ -133,8 +133,7 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     const server = new Server(options, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => session.callTool(request.params.name, request.params.arguments, extra.signal));
-    const entry: OpenSession = { session, transport: undefined as never, idle: undefined, inFlight: 1 };
-    const transport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // JSON answers, no SSE stream per POST: every result is one short string.
       enableJsonResponse: true,
@@ -144,17 +143,22 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
       },
       onsessionclosed: (id) => end(id, 'CLOSED'),
     });
-    Object.assign(entry, { transport });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body.value);
-    entry.inFlight -= 1;
-    const id = transport.sessionId;
-    if (id === undefined || !sessions.has(id)) {
-      await session.close('NOT_OPENED');
-      await transport.close().catch(() => undefined);
-    } else if (stopped.signal.aborted) {
-      // Opened while the server was stopping, after `stop` ended the sessions it knew.
-      await end(id, 'STOPPED');
+    // In flight until the initialize request is answered: the idle timer must not close it meanwhile.
+    const entry: OpenSession = { session, transport, idle: undefined, inFlight: 1 };
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body.value);
+    } finally {
+      entry.inFlight -= 1;
+      const id = transport.sessionId;
+      if (id === undefined || !sessions.has(id)) {
+        // The handshake failed (a bad Accept header, an error): the run ends here.
+        await session.close('NOT_OPENED');
+        await transport.close().catch(() => undefined);
+      } else if (stopped.signal.aborted) {
+        // Opened while the server was stopping, after `stop` ended the sessions it knew.
+        await end(id, 'STOPPED');
+      }
     }
   };
 

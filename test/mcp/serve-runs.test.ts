@@ -63,6 +63,17 @@ describe.each(TEST_DATABASES)('MCP serve: sessions, runs and access (%s)', (kind
     await expect(connectMcp(base, 'not-a-token', 'tools')).rejects.toThrow();
   });
 
+  it('should settle the run of a handshake the transport refused (a bad Accept header)', async () => {
+    const configurationId = await scriptedConfiguration(t, 'bad-accept', { replies: [] });
+    const response = await rawInitialize(base, `?configuration=${encodeURIComponent(configurationId)}`, { authorization: `Bearer ${alice.token}`, accept: 'text/html' });
+    expect(response.status).toBe(406);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    const runs = await t.gql(MCP_RUNS, { filter: { kind: 'MCP', configurationId } }, alice.token);
+    expect(runs.data!.runs.edges.map((edge) => [edge.node.status, edge.node.errorMessage])).toEqual([
+      ['CANCELLED', 'The MCP client did not complete the session handshake.'],
+    ]);
+  });
+
   it('should refuse a request from a foreign Origin (DNS rebinding) before anything else', async () => {
     const response = await rawInitialize(base, '?configuration=tools', { authorization: `Bearer ${alice.token}`, origin: 'http://evil.example' });
     expect(response.status).toBe(403);
