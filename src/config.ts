@@ -38,6 +38,8 @@ export interface Config {
    * anything is stored. 0 = no limit. Runs waiting for approval do not count.
    */
   readonly maxRunningRunsPerUser: number;
+  /** An MCP session with no request for this long is closed and its run settled COMPLETED (ms). */
+  readonly mcpSessionIdleMs: number;
   /** Largest GraphQL response (one subscription event each), in bytes; a larger one is refused with an error. */
   readonly maxResponseBytes: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
@@ -114,6 +116,7 @@ const envSchema = z.object({
   AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
+  AIRLOCK_MCP_SESSION_IDLE_MS: integerFrom(100, 86_400_000).default(600_000),
   AIRLOCK_MAX_RESPONSE_BYTES: integerFrom(1_024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   REDIS_URL: optionalText.refine(
     (value) => value === null || /^rediss?:\/\/[^/]/.test(value),
@@ -185,6 +188,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,
+    mcpSessionIdleMs: env.AIRLOCK_MCP_SESSION_IDLE_MS,
     maxResponseBytes: env.AIRLOCK_MAX_RESPONSE_BYTES,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
     redisUrl: env.REDIS_URL,

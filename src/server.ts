@@ -16,6 +16,7 @@ import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from
 import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import { dashboardRoute } from './dashboard/route.ts';
+import { mcpRoute } from './mcp/serve.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -126,6 +127,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
 
   // The operator console (GET /dashboard and its bundle), built in memory at start.
   const dashboard = dashboardRoute(logger.child({ component: 'dashboard' }));
+  // The governed tools of one configuration over the Model Context Protocol (POST/GET/DELETE /mcp).
+  const mcp = mcpRoute(services, { name: 'airlock', version: '0.1.0' });
   const http = createServer({ requestTimeout: 60_000 }, (req, res) => {
     if (dashboard.handle(req, res)) return;
     const length = Number(req.headers['content-length'] ?? '0');
@@ -142,6 +145,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       req.resume();
       return;
     }
+    if (mcp.handle(req, res)) return;
     void yoga.requestListener(req, res);
   });
 
@@ -257,6 +261,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     stop: () =>
       (stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        // Open MCP sessions settle their runs while the database is still open.
+        await mcp.stop();
         sessions.dispose();
         await wsServer.dispose();
         for (const client of wss.clients) client.terminate();

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { RunStatus, StepKind } from '../runtime/run.ts';
+import type { RunKind, RunStatus, StepKind } from '../runtime/run.ts';
 import type { PrivacyLevel } from '../runtime/privacy.ts';
 import type { TruncationMode } from '../tools/bounds.ts';
 
@@ -184,6 +184,8 @@ export interface RunsTable {
   state_version: Generated<number>;
   /** Set by `cancelRun` on an instance that does not drive the run; the driving one reads it at its heartbeat. */
   cancel_requested_at: Date | null;
+  /** AGENT (the loop) or MCP (a session of /mcp); existing rows are AGENT. */
+  kind: Generated<RunKind>;
 }
 
 export interface RunStepsTable {

@@ -20,6 +20,9 @@ export const TERMINATION_REASONS = [
   'INTERRUPTED',
 ] as const;
 export type TerminationReason = (typeof TERMINATION_REASONS)[number];
+/** What started a run: the agent loop, or an MCP client's session (one TOOL step per call, no provider call). */
+export const RUN_KINDS = ['AGENT', 'MCP'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 /** One step of a run, emitted as it happens (the live stream; persistence filters a copy). */
 export type RunStep =

@@ -4,7 +4,7 @@ import { matchesRunFilter, NO_RUN_FILTER, runFilterFor } from '../../src/service
 
 const ADMIN = { id: 'a', name: 'admin', isAdmin: true };
 const ALICE = { id: 'u1', name: 'alice', isAdmin: false };
-const RUN = { configuration_id: 'c1', user_id: 'u1', status: 'COMPLETED' as const, termination_reason: 'MAX_ITERATIONS', created_at: new Date('2026-11-30T12:00:00Z') };
+const RUN = { configuration_id: 'c1', user_id: 'u1', kind: 'AGENT' as const, status: 'COMPLETED' as const, termination_reason: 'MAX_ITERATIONS', created_at: new Date('2026-11-30T12:00:00Z') };
 
 describe('run filter', () => {
   it('should match everything when empty, and each field on its own', () => {
@@ -13,6 +13,8 @@ describe('run filter', () => {
     expect(only({ configurationId: 'c1' })).toBe(true);
     expect(only({ configurationId: 'c2' })).toBe(false);
     expect(only({ userId: 'u2' })).toBe(false);
+    expect(only({ kind: 'AGENT' })).toBe(true);
+    expect(only({ kind: 'MCP' })).toBe(false);
     expect(only({ status: ['RUNNING', 'COMPLETED'] })).toBe(true);
     expect(only({ status: ['FAILED'] })).toBe(false);
     expect(only({ terminationReason: ['MAX_ITERATIONS'] })).toBe(true);

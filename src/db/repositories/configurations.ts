@@ -12,6 +12,10 @@ export async function findConfigurationsByIds(db: Db, ids: readonly string[]): P
   return db.selectFrom('configurations').selectAll().where('id', 'in', valid).execute();
 }
 
+export async function findConfigurationByName(db: Db, name: string): Promise<ConfigurationRow | undefined> {
+  return db.selectFrom('configurations').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
 /** Skill ids of each configuration, in their attached order. */
 export async function findSkillIdsOfConfigurations(db: Db, configurationIds: readonly string[]): Promise<Map<string, string[]>> {
   const result = new Map<string, string[]>(configurationIds.map((id) => [id, []]));

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { RunStatus } from '../../runtime/run.ts';
+import type { RunKind, RunStatus } from '../../runtime/run.ts';
 import type { Database, Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 import { prepared } from '../prepared.ts';
@@ -29,12 +29,13 @@ function storableText(text: string | null): string | null {
 export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>>;
 
 const insertRunStatement = prepared(
-  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection'],
-  (db, run: RunStart) => db.insertInto('runs').values(run).returningAll(),
+  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind'],
+  (db, run: RunStart & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
 );
 
-export async function insertRun(db: Db, run: RunStart): Promise<RunRow> {
-  const [row] = await insertRunStatement(db, { ...run, prompt: storableText(run.prompt) });
+/** A run of the agent loop unless `kind` says otherwise. */
+export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Promise<RunRow> {
+  const [row] = await insertRunStatement(db, { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt) });
   if (!row) throw new Error('the new run was not returned');
   return row;
 }
@@ -49,7 +50,7 @@ const RUNNING_RUNS_LOCK = 0x41524c31;
  * counted one after the other: of 20 starts at once with a cap of 3, exactly 3 get a row. (PGlite
  * has one connection, on which a transaction runs alone; the lock costs it nothing.)
  */
-export async function insertRunWithinCap(db: Db, run: RunStart & { user_id: string }, maxRunning: number): Promise<RunRow | undefined> {
+export async function insertRunWithinCap(db: Db, run: RunStart & { user_id: string; kind?: RunKind }, maxRunning: number): Promise<RunRow | undefined> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${sql.lit(RUNNING_RUNS_LOCK)}, hashtext(${run.user_id}))`.execute(trx);
     const { running } = await trx
@@ -227,6 +228,8 @@ export interface RunKey {
 export interface RunFilter {
   readonly configurationId: string | null;
   readonly userId: string | null;
+  /** AGENT or MCP runs only; null = both. */
+  readonly kind: RunKind | null;
   readonly status: readonly RunStatus[];
   readonly terminationReason: readonly string[];
   /** Inclusive. */
@@ -239,6 +242,7 @@ function filtered<Q extends SelectQueryBuilder<Database, 'runs', any>>(query: Q,
   let q: SelectQueryBuilder<Database, 'runs', any> = query;
   if (filter.configurationId !== null) q = q.where('configuration_id', '=', filter.configurationId);
   if (filter.userId !== null) q = q.where('user_id', '=', filter.userId);
+  if (filter.kind !== null) q = q.where('kind', '=', filter.kind);
   if (filter.status.length > 0) q = q.where('status', 'in', [...filter.status]);
   if (filter.terminationReason.length > 0) q = q.where('termination_reason', 'in', [...filter.terminationReason]);
   if (filter.createdFrom !== null) q = q.where('created_at', '>=', filter.createdFrom);

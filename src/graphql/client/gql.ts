@@ -137,11 +137,20 @@ type Documents = {
     "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": typeof types.ImportRefreshMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": typeof types.ImportToolsDocument,
     "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": typeof types.ImportUpdateMcpServerDocument,
+    "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateUserDocument,
+    "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": typeof types.McpSetUserActiveDocument,
+    "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": typeof types.McpSetToolEnabledDocument,
+    "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.McpSetBudgetDocument,
+    "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": typeof types.McpUpdateConfigurationDocument,
+    "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": typeof types.McpRunsDocument,
     "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": typeof types.ImportSetMcpToolAdminOnlyDocument,
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": typeof types.ImportDeleteMcpServerDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": typeof types.ImportEnableToolDocument,
     "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": typeof types.ImportMcpServerToolsDocument,
     "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": typeof types.ImportUpdateConfigurationDocument,
+    "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateAdminDocument,
+    "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": typeof types.McpSetAdminDocument,
+    "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -276,11 +285,20 @@ const documents: Documents = {
     "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": types.ImportRefreshMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": types.ImportToolsDocument,
     "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": types.ImportUpdateMcpServerDocument,
+    "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateUserDocument,
+    "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": types.McpSetUserActiveDocument,
+    "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": types.McpSetToolEnabledDocument,
+    "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.McpSetBudgetDocument,
+    "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": types.McpUpdateConfigurationDocument,
+    "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": types.McpRunsDocument,
     "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": types.ImportSetMcpToolAdminOnlyDocument,
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": types.ImportDeleteMcpServerDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": types.ImportEnableToolDocument,
     "\n  query ImportMcpServerTools($id: ID!) {\n    node(id: $id) { __typename ... on McpServer { headerNames tools { name description inputSchema available unavailableReason } } }\n  }\n": types.ImportMcpServerToolsDocument,
     "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n": types.ImportUpdateConfigurationDocument,
+    "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateAdminDocument,
+    "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": types.McpSetAdminDocument,
+    "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.McpCancelRunDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -801,6 +819,30 @@ export function graphql(source: "\n  mutation ImportUpdateMcpServer($id: ID!, $i
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n"): (typeof documents)["\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n"): (typeof documents)["\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"): (typeof documents)["\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n"): (typeof documents)["\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"): (typeof documents)["\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n"): (typeof documents)["\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -818,6 +860,18 @@ export function graphql(source: "\n  query ImportMcpServerTools($id: ID!) {\n   
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"): (typeof documents)["\n  mutation ImportUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { maxRemoteToolCalls } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n"): (typeof documents)["\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

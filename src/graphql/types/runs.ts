@@ -4,7 +4,7 @@ import type { RunRow } from '../../db/database.ts';
 import { countRuns, findRunsByIds, listRuns, pageRunSteps, type RunFilter, type RunKey } from '../../db/repositories/runs.ts';
 import { runFilterFor } from '../../services/run-filter.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import { RUN_STATUSES, TERMINATION_REASONS, type RunStatus, type TerminationReason } from '../../runtime/run.ts';
+import { RUN_KINDS, RUN_STATUSES, TERMINATION_REASONS, type RunKind, type RunStatus, type TerminationReason } from '../../runtime/run.ts';
 import type { StoredStep } from '../../runtime/privacy.ts';
 import { builder } from '../builder.ts';
 import { pageSizeExtensions, type PageSize } from '../query-cost.ts';
@@ -14,6 +14,10 @@ import { UserRef } from './users.ts';
 
 export const RunStatusEnum = builder.enumType('RunStatus', { values: RUN_STATUSES });
 const TerminationReasonEnum = builder.enumType('TerminationReason', { values: TERMINATION_REASONS });
+const RunKindEnum = builder.enumType('RunKind', {
+  values: RUN_KINDS,
+  description: 'AGENT: the agent loop (runAgent, startRun). MCP: a session of an MCP client at /mcp, one TOOL step per tool call.',
+});
 
 const RunUsageRef = builder.simpleObject('RunUsage', {
   // Float: totals are stored as bigint and may pass 2^31 (GraphQL's Int is 32-bit); they stay exact below 2^53.
@@ -35,6 +39,7 @@ export const RunRef = builder.loadableNode('Run', {
   // A non-admin sees only their own runs.
   authScopes: (run, context) => canSee(run, context),
   fields: (t) => ({
+    kind: t.field({ type: RunKindEnum, resolve: (run) => run.kind }),
     status: t.field({ type: RunStatusEnum, resolve: (run) => run.status }),
     terminationReason: t.field({ type: TerminationReasonEnum, nullable: true, resolve: (run) => run.termination_reason as never }),
     truncated: t.exposeBoolean('truncated'),
@@ -147,6 +152,7 @@ export const RunFilterInput = builder.inputType('RunFilter', {
   fields: (t) => ({
     configurationId: t.globalID({ for: [ConfigurationRef] }),
     userId: t.globalID({ for: [UserRef], description: 'Admins only.' }),
+    kind: t.field({ type: RunKindEnum, description: 'Agent runs or MCP sessions only.' }),
     status: t.field({ type: [RunStatusEnum], description: 'Any of these statuses.' }),
     terminationReason: t.field({ type: [TerminationReasonEnum], description: 'Any of these reasons (an open run has none).' }),
     createdFrom: t.field({ type: 'DateTime', description: 'Created at or after.' }),
@@ -157,6 +163,7 @@ export const RunFilterInput = builder.inputType('RunFilter', {
 type RunFilterArgument = {
   configurationId?: { id: string } | null;
   userId?: { id: string } | null;
+  kind?: RunKind | null;
   status?: readonly RunStatus[] | null;
   terminationReason?: readonly TerminationReason[] | null;
   createdFrom?: Date | null;
