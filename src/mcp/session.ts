@@ -108,6 +108,8 @@ export async function openMcpSession(
   const recorder = createRunRecorder({ runId: run.id, level, repository: createRunRepository(db, deps.writer), bus, logger, stopSignal: options.stopSignal });
   const controller = new AbortController();
   let calls = 0;
+  /** Calls of remote (imported) tools so far: the configuration's `maxRemoteToolCalls` holds per session as per run. */
+  let remoteCalls = 0;
   const inFlight = new Set<Promise<McpCallResult>>();
   let closing: Promise<void> | null = null;
   bus.publish({ type: 'started', runId: run.id, run });
@@ -142,6 +144,9 @@ export async function openMcpSession(
         return refused(budgetExhaustedError(decision.tool.name));
       }
     }
+    const remote = decision.allowed && decision.tool.untrusted === true;
+    const remoteBudgetSpent = remote && remoteCalls >= setup.configuration.max_remote_tool_calls;
+    if (remote && !remoteBudgetSpent) remoteCalls += 1;
     // The one seam: gate again, argument validation, timeout, bounds, sanitising, quarantine.
     return invokeTool(
       { id: `call_${round}`, name, arguments: args },
@@ -151,6 +156,7 @@ export async function openMcpSession(
         quarantine: setup.configuration.quarantine_tool_output,
         truncation: setup.configuration.truncation,
         timeoutMs: deps.config.toolTimeoutMs,
+        remoteBudgetSpent,
         context: { actor: session.actor, signal: AbortSignal.any([controller.signal, signal]), runId: run.id, data: deps.toolData },
       },
     );
