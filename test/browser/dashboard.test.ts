@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp } from '../mcp/helpers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { CHROMIUM, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.ts';
@@ -316,6 +317,33 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
         if (name === 'admin') await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'admin.png'), fullPage: true });
       }
     } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('an MCP session is listed live with its kind, and inspected with one TOOL step per call', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const mcp = await connectMcp(base, t.adminToken, 'quiet');
+    try {
+      const { page, violations } = await guardedPage(context);
+      await signIn(page, base, t.adminToken);
+      await page.locator('#runs-table').waitFor();
+      expect((await mcp.client.callTool({ name: 'describe_tables', arguments: {} })).isError).toBe(false);
+      const row = page.locator('#runs-table tbody tr', { has: page.locator('.badge.kind') }).first();
+      await row.waitFor({ timeout: 15_000 });
+      expect(await row.locator('.badge.kind').textContent()).toBe('MCP');
+      expect(await row.locator('.prompt').textContent()).toBe('(MCP session)');
+      await row.getByRole('link', { name: 'Inspect' }).click();
+      await page.locator('#run-kind').waitFor();
+      expect(await page.locator('#run-kind').textContent()).toMatch(/MCP session/);
+      await page.locator('.step-tool').waitFor();
+      expect(await page.locator('.step-tool').count()).toBe(1);
+      expect(await page.locator('#run-prompt').count()).toBe(0);
+      await mcp.close();
+      await page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
+      expect(violations).toEqual([]);
+    } finally {
+      await mcp.close();
       await context.close();
     }
   }, 60_000);

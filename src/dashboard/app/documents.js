@@ -22,7 +22,7 @@ export const RUNS = graphql(`
     runs(filter: $filter, first: $first, after: $after) {
       totalCount
       pageInfo { hasNextPage endCursor }
-      edges { node { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }
+      edges { node { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }
     }
   }
 `);
@@ -31,7 +31,7 @@ export const RUN_UPDATES = graphql(`
   subscription ConsoleRunUpdates($filter: RunFilter) {
     runUpdates(filter: $filter) {
       snapshot
-      run { id status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }
+      run { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }
     }
   }
 `);
@@ -39,7 +39,7 @@ export const RUN_UPDATES = graphql(`
 export const RUN = graphql(`
   query ConsoleRun($id: ID!) {
     run(id: $id) {
-      id status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete
+      id kind status createdAt finishedAt iterations prompt privacyLevel terminationReason truncated finalContent errorMessage auditIncomplete
       configuration { id name } user { id name }
       usage { promptTokens completionTokens totalTokens estimatedCost }
     }

@@ -129,6 +129,7 @@ export function InspectorPage({ session, viewer, runId }) {
           <h2 id="run-summary">Summary</h2>
           <dl>
             <dt>Status</dt><dd id="run-status" data-status=${run.status}>${run.status}${run.terminationReason && run.terminationReason !== run.status ? ` (${run.terminationReason})` : ''}</dd>
+            <dt>Kind</dt><dd id="run-kind">${run.kind === 'MCP' ? 'MCP session (one TOOL step per call of an MCP client)' : 'Agent run'}</dd>
             <dt>Configuration</dt><dd>${run.configuration?.name ?? '—'}</dd>
             <dt>User</dt><dd>${run.user?.name ?? '—'}</dd>
             <dt>Started</dt><dd>${formatTime(run.createdAt)}</dd>
@@ -137,8 +138,8 @@ export function InspectorPage({ session, viewer, runId }) {
             <dt>Usage</dt><dd id="run-usage">${run.usage ? `${run.usage.promptTokens} prompt + ${run.usage.completionTokens} completion tokens · ${formatCost(run.usage.estimatedCost)}` : '—'}</dd>
           </dl>
           ${!viewer.isAdmin && run.privacyLevel ? html`<p class="privacy" id="privacy-note">${PRIVACY_NOTE[run.privacyLevel] ?? `Privacy level ${run.privacyLevel}.`}</p>` : null}
-          <h3>Prompt</h3>
-          ${run.prompt !== null && run.prompt !== undefined ? html`<pre id="run-prompt">${run.prompt}</pre>` : html`<${Hidden} what="Prompt" />`}
+          ${run.kind === 'MCP' ? null : html`<h3>Prompt</h3>
+          ${run.prompt !== null && run.prompt !== undefined ? html`<pre id="run-prompt">${run.prompt}</pre>` : html`<${Hidden} what="Prompt" />`}`}
           ${run.finalContent ? html`<h3>Final answer</h3><pre id="run-final">${run.finalContent}</pre>` : null}
           ${run.errorMessage ? html`<p class="error">${run.errorMessage}</p>` : null}
           ${inFlight ? html`<button type="button" id="cancel-run" onClick=${cancel}>Cancel run</button>` : null}

@@ -116,10 +116,10 @@ export function RunsPage({ session, viewer }) {
                 ${rows.map(
                   (run) => html`<tr key=${run.id} data-run-id=${run.id}>
                     <td><a href=${runHref(run.id)}>Inspect</a></td>
-                    <td class="status" data-status=${run.status}><span class=${`badge ${run.status.toLowerCase()}`}>${run.status}</span></td>
+                    <td class="status" data-status=${run.status}><span class=${`badge ${run.status.toLowerCase()}`}>${run.status}</span>${run.kind === 'MCP' ? html` <span class="badge kind" title="An MCP session: one TOOL step per call of an MCP client">MCP</span>` : null}</td>
                     <td>${run.configuration?.name ?? '—'}</td>
                     <td>${run.user?.name ?? '—'}</td>
-                    <td class="prompt">${run.prompt ?? '(hidden)'}</td>
+                    <td class="prompt">${run.prompt ?? (run.kind === 'MCP' ? '(MCP session)' : '(hidden)')}</td>
                     <td>${formatTime(run.createdAt)}</td>
                     <td>${run.usage.totalTokens}</td>
                     <td>${formatCost(run.usage.estimatedCost)}</td>
