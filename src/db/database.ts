@@ -183,6 +183,8 @@ export interface RunsTable {
   state_version: Generated<number>;
   /** Set by `cancelRun` on an instance that does not drive the run; the driving one reads it at its heartbeat. */
   cancel_requested_at: Date | null;
+  /** W3C traceparent of the span that started the run (null without tracing): a resumed run links to it. */
+  trace_parent: string | null;
 }
 
 export interface RunStepsTable {

@@ -9,6 +9,7 @@ import {
 } from '../access/gate.ts';
 import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
+import { inSpan, NO_OBSERVER, NO_SPAN_CONTENT, setDefined, type LoopObserver, type SpanContent, type ToolDecision } from './telemetry.ts';
 import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type ToolContext, type ToolLogger } from '../tools/tool.ts';
 
 /** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
@@ -35,6 +36,10 @@ export interface InvokeOptions {
    * if the gate still allows it (a tool switched off meanwhile is refused as no longer permitted).
    */
   readonly approval?: 'approved' | 'denied';
+  /** Learns each call's decision and duration (metrics); default none. */
+  readonly observer?: LoopObserver;
+  /** What the call's span may carry of arguments and result (default nothing). */
+  readonly spanContent?: SpanContent;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -55,30 +60,60 @@ export interface ToolOutcome {
  * DESIGN.md section 4, so the model learns nothing about which rule refused it or why a tool broke.
  */
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
-  const started = performance.now();
-  const result = await runCall(call, options);
-  const bounded = boundToolResult(result, { quarantine: options.quarantine, truncation: options.truncation });
-  return {
-    content: bounded.content,
-    isError: bounded.isError,
-    artifacts: bounded.isError ? [] : bounded.artifacts,
-    durationMs: performance.now() - started,
-  };
+  const spanContent = options.spanContent ?? NO_SPAN_CONTENT;
+  return inSpan('execute_tool', { 'gen_ai.operation.name': 'execute_tool' }, async (span) => {
+    const started = performance.now();
+    const { result, decision, tool } = await runCall(call, options);
+    const bounded = boundToolResult(result, { quarantine: options.quarantine, truncation: options.truncation });
+    const outcome: ToolOutcome = {
+      content: bounded.content,
+      isError: bounded.isError,
+      artifacts: bounded.isError ? [] : bounded.artifacts,
+      durationMs: performance.now() - started,
+    };
+    const finalDecision: ToolDecision = decision === 'ok' && outcome.isError ? 'error' : decision;
+    // A name the model made up is content (it may carry anything): only a registered name is metadata.
+    const name = tool?.name ?? spanContent(call.name);
+    if (name !== undefined) span.updateName(`execute_tool ${name}`);
+    setDefined(span, {
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': spanContent(call.id),
+      'airlock.tool.group': tool?.group,
+      'airlock.tool.decision': finalDecision,
+      'airlock.tool.is_error': outcome.isError,
+      'airlock.tool.duration_ms': outcome.durationMs,
+      'gen_ai.tool.call.arguments': spanContent(call.arguments),
+      'gen_ai.tool.call.result': spanContent(outcome.content),
+    });
+    if (outcome.isError) span.setAttribute('error.type', finalDecision);
+    (options.observer ?? NO_OBSERVER).toolCall({ tool: tool?.name ?? null, group: tool?.group ?? null, decision: finalDecision, durationMs: outcome.durationMs });
+    return outcome;
+  });
 }
 
-async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<ToolResult> {
-  if (options.approval === 'denied') return ToolResult.error(deniedByOperatorError(call.name));
+interface CallResult {
+  readonly result: ToolResult;
+  readonly decision: ToolDecision;
+  /** The registered tool the call named, when it names one. */
+  readonly tool: { readonly name: string; readonly group: string } | null;
+}
+
+async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<CallResult> {
+  const registered = options.gate.registry.get(call.name);
+  const named = registered ? { name: registered.name, group: registered.group } : null;
+  const ended = (result: ToolResult, decision: ToolDecision): CallResult => ({ result, decision, tool: named });
+  if (options.approval === 'denied') return ended(ToolResult.error(deniedByOperatorError(call.name)), 'deniedByOperator');
   const decision = decide(options.gate, call.name);
-  if (!decision.allowed && options.approval === 'approved') return ToolResult.error(noLongerPermittedError(call.name));
+  if (!decision.allowed && options.approval === 'approved') return ended(ToolResult.error(noLongerPermittedError(call.name)), 'noLongerPermitted');
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
-    return ToolResult.error(gateErrorFor(decision.reason, call.name));
+    return ended(ToolResult.error(gateErrorFor(decision.reason, call.name)), decision.reason);
   }
   const { tool } = decision;
   const decoded = decodeArguments(call.arguments);
   const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
-  if (!decoded.ok) return ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
-  if (!parsed.success) return ToolResult.error(invalidArgumentsError(tool.name, parsed.error));
+  if (!decoded.ok) return ended(ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`), 'invalidArguments');
+  if (!parsed.success) return ended(ToolResult.error(invalidArgumentsError(tool.name, parsed.error)), 'invalidArguments');
   const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const controller = new AbortController();
@@ -98,22 +133,22 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<T
     const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger: markedAsTool(logger) }), timedOut, cancelled]);
     if (result === 'cancelled') {
       logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'cancelled');
     }
     if (result === 'timeout') {
       controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
       logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'timedOut');
     }
     if (!(result instanceof ToolResult)) {
       logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
-      return ToolResult.error(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'failed');
     }
-    return result;
+    return ended(result, 'ok');
   } catch (error) {
     // The exception may carry credentials (connection strings, upstream bodies): log only.
     logger.error({ err: error, tool: tool.name }, 'tool execution failed');
-    return ToolResult.error(toolFailedError(tool.name));
+    return ended(ToolResult.error(toolFailedError(tool.name)), 'failed');
   } finally {
     clearTimeout(timer);
     if (onAbort) options.context.signal.removeEventListener('abort', onAbort);

@@ -26,7 +26,8 @@ function storableText(text: string | null): string | null {
 }
 
 /** The columns a new run is created with; the rest take their defaults. */
-export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>>;
+export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>> &
+  Pick<NewRun, 'trace_parent'>;
 
 const insertRunStatement = prepared(
   ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection'],
