@@ -14,6 +14,10 @@ import { connectRedis, describeRedisUrl, type RedisTransport } from './cluster/r
 import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
 import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
+import { countWaitingRuns, pingDatabase } from './db/repositories/probes.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { createReadiness, type Readiness } from './observability/readiness.ts';
+import { startTracing } from './observability/tracing.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -44,7 +48,11 @@ export interface Runtime {
   readonly services: Services;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
-  /** Interrupts open runs, stops the background tasks and closes the database. */
+  /** Prometheus metrics of this instance (served at /metrics by the server). */
+  readonly metrics: Metrics;
+  /** What /ready checks: the database, and Redis when configured. */
+  readonly readiness: Readiness;
+  /** Interrupts open runs, stops the background tasks, flushes the last spans and closes the database. */
   close(): Promise<void>;
 }
 
@@ -63,6 +71,8 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
 
   let handle: DbHandle | null = null;
   let transport: RedisTransport | null = null;
+  // Only with OTEL_* set: the SDK is not even loaded otherwise.
+  const tracing = config.tracing ? await startTracing(config.tracing, logger) : null;
   try {
     // Redis first: an instance that cannot join its deployment stops before touching the database.
     const cluster = await connectCluster(config, logger);
@@ -73,6 +83,22 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
+    const db = handle.db;
+    const redis = transport;
+    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), ...(redis ? { redisStats: () => redis.stats } : {}) });
+    const readiness = createReadiness(
+      {
+        database: () => pingDatabase(db),
+        ...(redis
+          ? {
+              redis: async () => {
+                if (!redis.connected()) throw new Error('the Redis subscriber is not connected');
+              },
+            }
+          : {}),
+      },
+      logger,
+    );
     const base: Omit<Services, 'runs'> = {
       revocations: cluster.revocations,
       cancellations: cluster.cancellations,
@@ -91,9 +117,9 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       scrubber,
       logger,
       bus: cluster.bus,
-      writer: createRunWriter(handle.db),
+      writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
     };
-    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
+    const services: Services = { ...base, runs: createRunManager({ ...base, metrics }, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();
@@ -114,15 +140,19 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     return {
       services,
       admin,
+      metrics,
+      readiness,
       close: async () => {
         stopCancellingRuns();
         clearInterval(retention);
         await services.runs.stop();
+        await tracing?.shutdown();
         await transport?.close();
         await dbHandle.close();
       },
     };
   } catch (error) {
+    await tracing?.shutdown();
     await transport?.close();
     await handle?.close();
     throw error;
@@ -156,6 +186,10 @@ async function connectCluster(config: Config, logger: Logger) {
 /** The service: the runtime plus the server on top of it. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const runtime = await createRuntime(config, options);
-  const server = buildServer({ services: runtime.services, onStopped: runtime.close });
+  const server = buildServer({
+    services: runtime.services,
+    onStopped: runtime.close,
+    probes: { metrics: runtime.metrics, readiness: runtime.readiness, metricsToken: config.metricsToken },
+  });
   return { services: runtime.services, server, admin: runtime.admin, stop: () => server.stop() };
 }

@@ -16,6 +16,10 @@ import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from
 import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import { dashboardRoute } from './dashboard/route.ts';
+import { useOperationTelemetry } from './observability/graphql-telemetry.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { Readiness } from './observability/readiness.ts';
+import { probeRoutes } from './observability/routes.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -26,6 +30,8 @@ export interface ServerDeps {
   readonly services: Services;
   /** Called once everything is closed (the database is closed by the caller that opened it). */
   readonly onStopped?: () => Promise<void> | void;
+  /** GET /metrics (behind its token) and GET /ready; absent = neither route (404). */
+  readonly probes?: { readonly metrics: Metrics; readonly readiness: Readiness; readonly metricsToken: string | null };
 }
 
 export interface AirlockServer {
@@ -104,6 +110,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     plugins: [
       // First, so that its result hooks see every refusal, including those of the limits below.
       logClientErrors(logger),
+      useOperationTelemetry(deps.probes?.metrics),
       EnvelopArmorPlugin({
         maxDepth: { n: 10, exposeLimits: !production, ignoreIntrospection: true },
         maxAliases: { n: 15, exposeLimits: !production },
@@ -126,7 +133,9 @@ export function buildServer(deps: ServerDeps): AirlockServer {
 
   // The operator console (GET /dashboard and its bundle), built in memory at start.
   const dashboard = dashboardRoute(logger.child({ component: 'dashboard' }));
+  const probes = deps.probes ? probeRoutes({ ...deps.probes, logger }) : null;
   const http = createServer({ requestTimeout: 60_000 }, (req, res) => {
+    if (probes?.handle(req, res)) return;
     if (dashboard.handle(req, res)) return;
     const length = Number(req.headers['content-length'] ?? '0');
     if (Number.isFinite(length) && length > config.maxRequestBytes) {
