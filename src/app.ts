@@ -17,7 +17,7 @@ import { createUserRevocations, userRevocationSchema } from './services/user-rev
 import { countWaitingRuns, pingDatabase } from './db/repositories/probes.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createReadiness, type Readiness } from './observability/readiness.ts';
-import { startTracing } from './observability/tracing.ts';
+import { startTracing, type Tracing } from './observability/tracing.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
@@ -33,6 +33,8 @@ export interface App {
   readonly server: AirlockServer;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
+  /** The OpenTelemetry SDK when OTEL_* is set (tests flush it), else null. */
+  readonly tracing: Tracing | null;
   /** Stops the server and closes the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -52,6 +54,7 @@ export interface Runtime {
   readonly metrics: Metrics;
   /** What /ready checks: the database, and Redis when configured. */
   readonly readiness: Readiness;
+  readonly tracing: Tracing | null;
   /** Interrupts open runs, stops the background tasks, flushes the last spans and closes the database. */
   close(): Promise<void>;
 }
@@ -142,6 +145,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       admin,
       metrics,
       readiness,
+      tracing,
       close: async () => {
         stopCancellingRuns();
         clearInterval(retention);
@@ -191,5 +195,5 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onStopped: runtime.close,
     probes: { metrics: runtime.metrics, readiness: runtime.readiness, metricsToken: config.metricsToken },
   });
-  return { services: runtime.services, server, admin: runtime.admin, stop: () => server.stop() };
+  return { services: runtime.services, server, admin: runtime.admin, tracing: runtime.tracing, stop: () => server.stop() };
 }

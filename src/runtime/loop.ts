@@ -215,10 +215,12 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
   const started = performance.now();
   const spanContent = input.spanContent ?? NO_SPAN_CONTENT;
   const { kind: provider } = input.provider;
+  /** The kind as a bounded, lower-case name (`openai`, `anthropic`, …) for spans and metrics. */
+  const providerName = provider.toLowerCase();
   // GenAI semantic conventions: one CLIENT span per provider call, named `chat <model>`.
   const completion = await inSpan(
     `chat ${input.model.providerModelId}`,
-    { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': provider, 'gen_ai.request.model': input.model.providerModelId, 'airlock.round': round },
+    { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': providerName, 'gen_ai.request.model': input.model.providerModelId, 'airlock.round': round },
     async (span) => {
       setDefined(span, { 'gen_ai.input.messages': spanContent(session.messages) });
       try {
@@ -246,14 +248,14 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
         return checked;
       } catch (error) {
         if (error instanceof ProviderError) span.setAttribute('error.type', error.kind);
-        observer.providerCall({ provider, durationMs: performance.now() - started, outcome: 'error' });
+        observer.providerCall({ provider: providerName, durationMs: performance.now() - started, outcome: 'error' });
         throw error;
       }
     },
     SpanKind.CLIENT,
   );
   const priced = priceUsage(completion.usage, input.model);
-  observer.providerCall({ provider, durationMs: performance.now() - started, outcome: 'ok', usage: priced });
+  observer.providerCall({ provider: providerName, durationMs: performance.now() - started, outcome: 'ok', usage: priced });
   session.usage = addUsage(session.usage, priced);
   await input.budget.record(priced);
   await input.onStep({

@@ -133,6 +133,8 @@ type Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.TracingApproveDocument,
+    "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": typeof types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -263,6 +265,8 @@ const documents: Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.TracingApproveDocument,
+    "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -764,6 +768,14 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"): (typeof documents)["\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
