@@ -133,6 +133,9 @@ type Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.CreateConfigurationDocument,
+    "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.MetricsSetBudgetDocument,
+    "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n": typeof types.MetricsApproveDocument,
+    "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n": typeof types.MetricsRunStatusDocument,
     "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.TracingApproveDocument,
     "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": typeof types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
@@ -265,6 +268,9 @@ const documents: Documents = {
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
     "\n  mutation CreateModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.CreateModelDocument,
     "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.CreateConfigurationDocument,
+    "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.MetricsSetBudgetDocument,
+    "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n": types.MetricsApproveDocument,
+    "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n": types.MetricsRunStatusDocument,
     "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.TracingApproveDocument,
     "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
@@ -768,6 +774,18 @@ export function graphql(source: "\n  mutation CreateModel($input: CreateModelInp
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation CreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"): (typeof documents)["\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n"): (typeof documents)["\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n"): (typeof documents)["\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
