@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import type { PrivacyLevel } from '../../src/graphql/client/graphql.ts';
@@ -7,13 +8,16 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fixt
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
-import { collect, CREATE_CONFIGURATION, CREATE_MODEL, CREATE_PROVIDER, lastEvent, RUN_AGENT, wsClient } from '../helpers/runs.ts';
+import { collect, CREATE_CONFIGURATION, CREATE_MODEL, CREATE_PROVIDER, lastEvent, RUN_AGENT, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 
 const ECHO = fileURLToPath(new URL('../fixtures/tool-modules/echo.ts', import.meta.url));
 /** A secret shape the redactor knows, planted in the prompt, the model's answers and a tool's arguments and result. */
 const SECRET = 'sk-proj-SPANCANARY7f3a9c1e5b2d8f4a6c0e9b3d7f1a5c';
 /** The provider's API key: on no span at any level. */
 const API_KEY = 'sk-APIKEYCANARY0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6';
+
+/** A header the collector wants: sent with every export, never logged. */
+const COLLECTOR_TOKEN = 'collector-canary-4c1d9e7a';
 
 const APPROVE = graphql(`
   mutation TracingApprove($id: ID!, $digest: String!) {
@@ -32,7 +36,9 @@ describe.each(TEST_DATABASES)('OpenTelemetry traces of runs on %s', (kind) => {
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    t = await startTestApp(kind, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, AIRLOCK_TOOL_MODULES: ECHO } });
+    t = await startTestApp(kind, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_HEADERS: `x-collector-token=${COLLECTOR_TOKEN}`, AIRLOCK_TOOL_MODULES: ECHO },
+    });
     url = (await t.app.server.start()).url;
   });
   afterAll(async () => {
@@ -149,6 +155,8 @@ describe.each(TEST_DATABASES)('OpenTelemetry traces of runs on %s', (kind) => {
     const everything = receiver.bodies.join('\n');
     expect(everything).not.toContain('SPANCANARY');
     expect(everything).not.toContain('APIKEYCANARY');
+    expect(receiver.lastHeaders['x-collector-token']).toBe(COLLECTOR_TOKEN);
+    expect(t.logs.text()).not.toContain(COLLECTOR_TOKEN);
     const CONTENT_ATTRIBUTES = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.tool.call.id'];
     for (const level of ['NONE', 'METADATA', 'REDACTED'] as const) {
       const keys = exported[level]!.flatMap((span) => Object.keys(span.attributes));
@@ -161,5 +169,23 @@ describe.each(TEST_DATABASES)('OpenTelemetry traces of runs on %s', (kind) => {
     const calls = full.filter((span) => span.name === 'chat scripted-model');
     expect(String(calls[0]!.attributes['gen_ai.input.messages'])).toContain('Please use ***');
     expect(String(calls[1]!.attributes['gen_ai.output.messages'])).toContain('The key is ***');
+  });
+});
+
+describe.each(TEST_DATABASES)('without OTEL_* variables on %s', (kind) => {
+  it('should install no SDK: spans are no-ops and a run stores no traceparent', async () => {
+    const t = await startTestApp(kind);
+    try {
+      expect(trace.isSpanContextValid(trace.getTracer('probe').startSpan('probe').spanContext())).toBe(false);
+      expect(t.app.tracing).toBeNull();
+      const { url } = await t.app.server.start();
+      const configurationId = await scriptedConfiguration(t, 'untraced', { replies: [{ content: 'Hello.' }] });
+      const client = wsClient(url, t.adminToken);
+      const finished = lastEvent(await collect(client, RUN_AGENT, { input: { configurationId, prompt: 'hi' } }).finally(() => client.dispose()), 'RunFinishedEvent');
+      const stored = await t.app.services.db.selectFrom('runs').select('trace_parent').where('id', '=', decodeIdFor('Run', finished.run.id)).executeTakeFirstOrThrow();
+      expect(stored.trace_parent).toBeNull();
+    } finally {
+      await t.stop();
+    }
   });
 });
