@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import { REDIS_SERVER, startPrivateRedis, uniquePrefix, type PrivateRedis } from '../helpers/redis.ts';
 
 describe.each(TEST_DATABASES)('/health and /ready on %s', (kind) => {
   let t: TestApp;
@@ -59,5 +60,39 @@ describe.each(TEST_DATABASES.filter((kind) => kind === 'postgres'))('/ready when
       await admin.end();
     }
     expect(await ready()).toEqual({ status: 200, body: { ready: true, checks: { database: 'ok' } } });
+  });
+});
+
+describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('/ready with Redis, on postgres', () => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  let base: string;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    t = await startTestApp('postgres', { env: { REDIS_URL: redis.url, AIRLOCK_REDIS_PREFIX: uniquePrefix('ready') } });
+    base = (await t.app.server.start()).url.replace(/\/graphql$/, '');
+  });
+  afterAll(async () => {
+    await t.stop();
+    await redis.stop();
+  });
+
+  /** Polls /ready until it answers `status` (Redis loss and recovery are noticed asynchronously). */
+  const readyUntil = async (status: number) => {
+    for (;;) {
+      const response = await fetch(`${base}/ready`);
+      const body = (await response.json()) as unknown;
+      if (response.status === status) return body;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it('should check Redis too: 503 while it is gone, 200 once it is back', async () => {
+    expect(await readyUntil(200)).toEqual({ ready: true, checks: { database: 'ok', redis: 'ok' } });
+    await redis.stop();
+    expect(await readyUntil(503)).toEqual({ ready: false, checks: { database: 'ok', redis: 'unavailable' } });
+    await redis.start();
+    expect(await readyUntil(200)).toEqual({ ready: true, checks: { database: 'ok', redis: 'ok' } });
   });
 });
