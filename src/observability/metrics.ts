@@ -44,6 +44,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const providerLatency = new Histogram({ name: `${PREFIX}provider_call_duration_seconds`, help: 'Provider calls, by provider kind and outcome.', labelNames: ['provider', 'outcome'], buckets: LATENCY_BUCKETS, registers });
   const tokens = new Counter({ name: `${PREFIX}tokens_total`, help: 'Tokens of answered provider calls, by configuration id and direction (input, output).', labelNames: ['configuration', 'direction'], registers });
   const cost = new Counter({ name: `${PREFIX}cost_total`, help: 'Estimated cost of answered provider calls (the model prices), by configuration id.', labelNames: ['configuration'], registers });
+  const toolOffers = new Counter({ name: `${PREFIX}tool_offers_total`, help: 'Times a tool was offered to the model (once per provider call that offered it).', labelNames: ['tool'], registers });
   const toolCalls = new Counter({ name: `${PREFIX}tool_calls_total`, help: 'Tool calls by registered tool (`(unregistered)` for a name the model made up) and decision.', labelNames: ['tool', 'decision'], registers });
   const toolLatency = new Histogram({ name: `${PREFIX}tool_call_duration_seconds`, help: 'Tool calls that ran, by registered tool.', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
   const budgetDenials = new Counter({ name: `${PREFIX}budget_denials_total`, help: 'Provider calls refused by a budget pre-flight, by scope, period and exceeded limit.', labelNames: ['scope', 'period', 'exceeded'], registers });
@@ -76,6 +77,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registry,
     observerFor(configurationId) {
       return {
+        toolsOffered(names) {
+          for (const tool of names) toolOffers.inc({ tool });
+        },
         providerCall({ provider, durationMs, outcome, usage }) {
           providerLatency.observe({ provider, outcome }, durationMs / 1_000);
           if (!usage) return;

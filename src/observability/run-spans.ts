@@ -16,6 +16,8 @@ export interface RunTrace {
   step(step: RunStep): void;
   /** The run was parked: the span ends with an `airlock.approval.waiting` event. */
   parked(outcome: RunOutcome, digest: string): void;
+  /** No run was stored (refused at start): the span ends marked as refused. */
+  refused(): void;
   /** The run settled (or its pass ended otherwise): sets the outcome and ends the span. */
   settled(outcome: Pick<RunOutcome, 'status' | 'terminationReason' | 'iterations' | 'truncated'>): void;
 }
@@ -62,6 +64,12 @@ export function startRunTrace(start: RunSpanStart): RunTrace {
         'airlock.approval.digest': digest,
         'airlock.approval.calls': outcome.suspension?.calls.length ?? 0,
       });
+      span.end();
+    },
+    refused() {
+      if (!end()) return;
+      span.setAttribute('airlock.run.refused', true);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'refused' });
       span.end();
     },
     settled(outcome) {

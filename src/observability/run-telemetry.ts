@@ -36,7 +36,7 @@ export function observeRun(metrics: Metrics | undefined, start: RunSpanStart & {
     within: trace.within,
     step: trace.step,
     started: () => start.configurationId && metrics?.runStarted(start.configurationId),
-    refused: () => trace.settled({ status: 'FAILED', terminationReason: null, iterations: 0, truncated: false }),
+    refused: trace.refused,
     parked(outcome, digest) {
       trace.parked(outcome, digest);
       metrics?.approvalWait('waiting');

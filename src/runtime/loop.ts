@@ -212,6 +212,7 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
     return null;
   }
   await input.onStep({ kind: 'REQUEST', round, messagesSent: [...session.messages], offeredTools: tools ? tools.map((spec) => spec.name) : null });
+  if (tools) observer.toolsOffered(tools.map((spec) => spec.name));
   const started = performance.now();
   const spanContent = input.spanContent ?? NO_SPAN_CONTENT;
   const { kind: provider } = input.provider;

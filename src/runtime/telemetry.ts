@@ -51,12 +51,14 @@ export interface ToolCallRecord {
 
 /** Receives what the loop did; implemented by the metrics of the service. Must not throw. */
 export interface LoopObserver {
+  /** The registered tools offered to the model by one provider call. */
+  toolsOffered(tools: readonly string[]): void;
   providerCall(call: ProviderCallRecord): void;
   toolCall(call: ToolCallRecord): void;
   budgetDenied(denial: BudgetDenial): void;
 }
 
-export const NO_OBSERVER: LoopObserver = { providerCall() {}, toolCall() {}, budgetDenied() {} };
+export const NO_OBSERVER: LoopObserver = { toolsOffered() {}, providerCall() {}, toolCall() {}, budgetDenied() {} };
 
 /**
  * What a span may say of content (prompts, completions, tool arguments and results): nothing

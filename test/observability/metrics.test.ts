@@ -112,6 +112,9 @@ describe.each(TEST_DATABASES)('Prometheus metrics and readiness on %s', (kind) =
     expect(moved(before, after, 'airlock_run_duration_seconds_count', { status: 'COMPLETED' })).toBe(2);
     expect(moved(before, after, 'airlock_provider_call_duration_seconds_count', { provider: 'scripted', outcome: 'ok' })).toBe(3);
     expect(moved(before, after, 'airlock_budget_denials_total', { scope: 'CONFIGURATION', period: 'DAILY', exceeded: 'requests' })).toBe(1);
+    // Offered by the two calls of the first run and the one call of the second that the budget allowed.
+    expect(moved(before, after, 'airlock_tool_offers_total', { tool: 'echo_text' })).toBe(3);
+    expect(moved(before, after, 'airlock_tool_offers_total', { tool: 'echo_write' })).toBe(3);
     expect(moved(before, after, 'airlock_tool_calls_total', { tool: 'echo_text', decision: 'ok' })).toBe(2);
     expect(moved(before, after, 'airlock_tool_calls_total', { tool: '(unregistered)', decision: 'notRegistered' })).toBe(1);
     expect(moved(before, after, 'airlock_tool_calls_total', { tool: 'echo_text', decision: 'invalidArguments' })).toBe(1);
