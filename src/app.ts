@@ -88,7 +88,8 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
     const db = handle.db;
     const redis = transport;
-    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), ...(redis ? { redisStats: () => redis.stats } : {}) });
+    const bus = cluster.bus;
+    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), bus, ...(redis ? { redisStats: () => redis.stats } : {}) });
     const readiness = createReadiness(
       {
         database: () => pingDatabase(db),

@@ -25,6 +25,8 @@ export interface Metrics {
 export interface MetricsSources {
   /** Runs waiting for approval in the whole deployment (read at scrape time). */
   approvalsWaiting(): Promise<number>;
+  /** The event bus of this instance: its open subscriptions and its slowest reader's backlog. */
+  readonly bus?: { subscriberCount(): number; deepestQueue(): number };
   /** The Redis transport's counters, when this instance uses Redis. */
   redisStats?(): { published: number; dropped: number; received: number; outages: number };
 }
@@ -60,6 +62,25 @@ export function createMetrics(sources: MetricsSources): Metrics {
       this.set(await sources.approvalsWaiting());
     },
   });
+  const bus = sources.bus;
+  if (bus) {
+    new Gauge({
+      name: `${PREFIX}event_bus_subscribers`,
+      help: 'Open subscriptions to the run event bus in this process (each GraphQL subscription holds one or more).',
+      registers,
+      collect() {
+        this.set(bus.subscriberCount());
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}event_bus_backlog_max`,
+      help: 'Events waiting unread in the fullest subscriber queue: how far the slowest reader lags (cut off at AIRLOCK_SUBSCRIBER_BUFFER).',
+      registers,
+      collect() {
+        this.set(bus.deepestQueue());
+      },
+    });
+  }
   const redisStats = sources.redisStats;
   if (redisStats) {
     new Gauge({
