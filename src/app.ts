@@ -16,9 +16,10 @@ import { purgeExpiredContent } from './services/retention.ts';
 import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
 import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, type McpCatalogChange } from './services/mcp-catalog.ts';
 import { mcpCatalogDeps } from './services/mcp-servers.ts';
-
-/** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
-const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+import { countWaitingRuns, pingDatabase } from './db/repositories/probes.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { createReadiness, type Readiness } from './observability/readiness.ts';
+import { startTracing, type Tracing } from './observability/tracing.ts';
 import { createLogger, LogRing, SecretScrubber, type Logger } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
 import { sealPlaintextHeaders } from './services/providers.ts';
@@ -26,11 +27,16 @@ import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
 import { builtinTools } from './tools/builtins.ts';
 import { createRegistry, loadToolModules } from './tools/registry.ts';
 
+/** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface App {
   readonly services: Services;
   readonly server: AirlockServer;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
+  /** The OpenTelemetry SDK when OTEL_* is set (tests flush it), else null. */
+  readonly tracing: Tracing | null;
   /** Stops the server and closes the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -46,7 +52,12 @@ export interface Runtime {
   readonly services: Services;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
-  /** Interrupts open runs, stops the background tasks and closes the database. */
+  /** Prometheus metrics of this instance (served at /metrics by the server). */
+  readonly metrics: Metrics;
+  /** What /ready checks: the database, and Redis when configured. */
+  readonly readiness: Readiness;
+  readonly tracing: Tracing | null;
+  /** Interrupts open runs, stops the background tasks, flushes the last spans and closes the database. */
   close(): Promise<void>;
 }
 
@@ -65,6 +76,8 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
 
   let handle: DbHandle | null = null;
   let transport: RedisTransport | null = null;
+  // Only with OTEL_* set: the SDK is not even loaded otherwise.
+  const tracing = config.tracing ? await startTracing(config.tracing, logger) : null;
   try {
     // Redis first: an instance that cannot join its deployment stops before touching the database.
     const cluster = await connectCluster(config, logger);
@@ -75,6 +88,23 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
+    const db = handle.db;
+    const redis = transport;
+    const bus = cluster.bus;
+    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), bus, ...(redis ? { redisStats: () => redis.stats } : {}) });
+    const readiness = createReadiness(
+      {
+        database: () => pingDatabase(db),
+        ...(redis
+          ? {
+              redis: async () => {
+                if (!redis.connected()) throw new Error('the Redis subscriber is not connected');
+              },
+            }
+          : {}),
+      },
+      logger,
+    );
     const base: Omit<Services, 'runs'> = {
       revocations: cluster.revocations,
       cancellations: cluster.cancellations,
@@ -94,9 +124,9 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       scrubber,
       logger,
       bus: cluster.bus,
-      writer: createRunWriter(handle.db),
+      writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
     };
-    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
+    const services: Services = { ...base, runs: createRunManager({ ...base, metrics }, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();
@@ -122,16 +152,21 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     return {
       services,
       admin,
+      metrics,
+      readiness,
+      tracing,
       close: async () => {
         stopCancellingRuns();
         stopFollowingCatalog();
         clearInterval(retention);
         await services.runs.stop();
+        await tracing?.shutdown();
         await transport?.close();
         await dbHandle.close();
       },
     };
   } catch (error) {
+    await tracing?.shutdown();
     await transport?.close();
     await handle?.close();
     throw error;
@@ -167,6 +202,10 @@ async function connectCluster(config: Config, logger: Logger) {
 /** The service: the runtime plus the server on top of it. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const runtime = await createRuntime(config, options);
-  const server = buildServer({ services: runtime.services, onStopped: runtime.close });
-  return { services: runtime.services, server, admin: runtime.admin, stop: () => server.stop() };
+  const server = buildServer({
+    services: runtime.services,
+    onStopped: runtime.close,
+    probes: { metrics: runtime.metrics, readiness: runtime.readiness, metricsToken: config.metricsToken },
+  });
+  return { services: runtime.services, server, admin: runtime.admin, tracing: runtime.tracing, stop: () => server.stop() };
 }

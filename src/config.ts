@@ -50,6 +50,20 @@ export interface Config {
   readonly redisPrefix: string;
   /** Events one live subscriber may fall behind before it is cut off (it can subscribe again and replay). */
   readonly subscriberBuffer: number;
+  /** OpenTelemetry traces (the standard OTEL_* variables); null = no SDK loaded, no spans exported. */
+  readonly tracing: TracingConfig | null;
+  /** Bearer token of `GET /metrics`; null = the endpoint is off (404). */
+  readonly metricsToken: string | null;
+}
+
+export interface TracingConfig {
+  /** `otlp`: OTLP/HTTP (JSON) to `endpoint`; `console`: printed to stdout (for a look, not production). */
+  readonly exporter: 'otlp' | 'console';
+  /** The traces URL (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`). */
+  readonly endpoint: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS (or _TRACES_HEADERS): sent to the collector; secrets, never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -131,7 +145,60 @@ const envSchema = z.object({
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
+  OTEL_TRACES_EXPORTER: optionalText.refine(
+    (value) => value === null || ['otlp', 'console', 'none'].includes(value),
+    'must be one of: otlp, console, none (unset: otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.refine((value) => value === null || isHttpUrl(value), 'must be an http:// or https:// URL'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.refine((value) => value === null || isHttpUrl(value), 'must be an http:// or https:// URL'),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('airlock'),
+  AIRLOCK_METRICS_TOKEN: optionalText.refine(
+    (value) => value === null || value.length >= 16,
+    'must be at least 16 characters (generate one with `openssl rand -hex 24`)',
+  ),
 });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** `key=value` pairs separated by commas, values URL-encoded (the OTLP exporter specification's format). */
+function parseOtlpHeaders(text: string | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const key = pair.slice(0, at).trim();
+    let value = pair.slice(at + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // A value that is not URL-encoded is sent as written.
+    }
+    if (key !== '') headers[key] = value;
+  }
+  return headers;
+}
+
+/** Tracing is on when an OTLP endpoint is set (or OTEL_TRACES_EXPORTER asks for it), off otherwise. */
+function tracingOf(env: z.infer<typeof envSchema>): TracingConfig | null {
+  const exporter = env.OTEL_TRACES_EXPORTER ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : 'none');
+  if (exporter === 'none') return null;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
+  return Object.freeze({
+    exporter: exporter as TracingConfig['exporter'],
+    endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base.replace(/\/+$/, '')}/v1/traces`,
+    headers: Object.freeze({ ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }),
+    serviceName: env.OTEL_SERVICE_NAME,
+  });
+}
 
 /** An origin as browsers send it: `scheme://host[:port]`, no path, no wildcard. */
 function isOrigin(value: string): boolean {
@@ -194,6 +261,8 @@ export function loadConfig(environment: Environment = process.env): Config {
     redisUrl: env.REDIS_URL,
     redisPrefix: env.AIRLOCK_REDIS_PREFIX,
     subscriberBuffer: env.AIRLOCK_SUBSCRIBER_BUFFER,
+    tracing: tracingOf(env),
+    metricsToken: env.AIRLOCK_METRICS_TOKEN,
   });
 }
 
@@ -205,6 +274,8 @@ export function isMemoryDataDir(dataDir: string): boolean {
 export function secretValues(config: Config): string[] {
   const secrets: string[] = [];
   if (config.adminToken) secrets.push(config.adminToken);
+  if (config.metricsToken) secrets.push(config.metricsToken);
+  for (const value of Object.values(config.tracing?.headers ?? {})) if (value.length >= 8) secrets.push(value);
   if (config.masterKey) secrets.push(config.masterKey.toString('base64'), config.masterKey.toString('hex'));
   for (const url of [config.databaseUrl, config.redisUrl]) {
     if (!url) continue;

@@ -17,6 +17,10 @@ import type { Logger } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import { dashboardRoute } from './dashboard/route.ts';
 import { mcpRoute } from './mcp/serve.ts';
+import { useOperationTelemetry } from './observability/graphql-telemetry.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { Readiness } from './observability/readiness.ts';
+import { probeRoutes } from './observability/routes.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -27,6 +31,8 @@ export interface ServerDeps {
   readonly services: Services;
   /** Called once everything is closed (the database is closed by the caller that opened it). */
   readonly onStopped?: () => Promise<void> | void;
+  /** GET /metrics (behind its token) and GET /ready; absent = neither route (404). */
+  readonly probes?: { readonly metrics: Metrics; readonly readiness: Readiness; readonly metricsToken: string | null };
 }
 
 export interface AirlockServer {
@@ -105,6 +111,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     plugins: [
       // First, so that its result hooks see every refusal, including those of the limits below.
       logClientErrors(logger),
+      useOperationTelemetry(deps.probes?.metrics),
       EnvelopArmorPlugin({
         maxDepth: { n: 10, exposeLimits: !production, ignoreIntrospection: true },
         maxAliases: { n: 15, exposeLimits: !production },
@@ -129,7 +136,9 @@ export function buildServer(deps: ServerDeps): AirlockServer {
   const dashboard = dashboardRoute(logger.child({ component: 'dashboard' }));
   // The governed tools of one configuration over the Model Context Protocol (POST/GET/DELETE /mcp).
   const mcp = mcpRoute(services, { name: 'airlock', version: '0.1.0' });
+  const probes = deps.probes ? probeRoutes({ ...deps.probes, logger }) : null;
   const http = createServer({ requestTimeout: 60_000 }, (req, res) => {
+    if (probes?.handle(req, res)) return;
     if (dashboard.handle(req, res)) return;
     const length = Number(req.headers['content-length'] ?? '0');
     if (Number.isFinite(length) && length > config.maxRequestBytes) {

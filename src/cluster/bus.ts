@@ -132,6 +132,7 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
       return transport.connected() ? local.subscribeAll(subscribeOptions) : unavailable();
     },
     subscriberCount: () => local.subscriberCount(),
+    deepestQueue: () => local.deepestQueue(),
   };
 }
 

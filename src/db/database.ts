@@ -186,6 +186,8 @@ export interface RunsTable {
   cancel_requested_at: Date | null;
   /** AGENT (the loop) or MCP (a session of /mcp); existing rows are AGENT. */
   kind: Generated<RunKind>;
+  /** W3C traceparent of the span that started the run (null without tracing): a resumed run links to it. */
+  trace_parent: string | null;
 }
 
 export interface RunStepsTable {

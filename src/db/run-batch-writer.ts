@@ -1,3 +1,4 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { CompiledQuery } from 'kysely';
 import type { Db, RunStepRow } from './database.ts';
 import { storableJson } from './repositories/runs.ts';
@@ -131,7 +132,14 @@ function statementText(steps: number, usage: number): string {
 
 export function createRunWriter(
   db: Db,
-  options: { maxRowsPerStatement?: number; windowMs?: number; maxStatementsInFlight?: number; minRowsBeside?: number } = {},
+  options: {
+    maxRowsPerStatement?: number;
+    windowMs?: number;
+    maxStatementsInFlight?: number;
+    minRowsBeside?: number;
+    /** Learns each committed statement's row count and latency (metrics). */
+    onCommit?: (rows: number, seconds: number) => void;
+  } = {},
 ): RunWriter {
   const maxRows = options.maxRowsPerStatement ?? MAX_ROWS_PER_STATEMENT;
   const windowMs = options.windowMs ?? GROUP_COMMIT_WINDOW_MS;
@@ -145,9 +153,20 @@ export function createRunWriter(
   let window: NodeJS.Timeout | null = null;
   let soon: NodeJS.Immediate | null = null;
 
-  const write = async (batch: readonly Queued[]) => {
-    await db.executeQuery(batchStatement(batch));
-  };
+  const write = (batch: readonly Queued[]) =>
+    // Looked up per statement, never cached: a tracer provider may be installed after start.
+    trace.getTracer('airlock').startActiveSpan('airlock.run_writer.commit', { attributes: { 'airlock.batch.rows': batch.length } }, async (span) => {
+      const started = performance.now();
+      try {
+        await db.executeQuery(batchStatement(batch));
+        options.onCommit?.(batch.length, (performance.now() - started) / 1_000);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'statement failed' });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 
   const send = async (batch: readonly Queued[]) => {
     try {

@@ -84,6 +84,11 @@ export interface RunEventBus<Run = unknown> {
   subscribeAll(options?: { readonly types?: readonly RunBusEvent['type'][] }): AsyncIterableIterator<RunBusEvent<Run>>;
   /** Open subscriptions (for tests and metrics). */
   subscriberCount(): number;
+  /**
+   * Events waiting, unread, in the fullest subscriber queue of this process: how far its slowest
+   * reader lags behind the bus (metrics; a reader cut off at `subscriberBuffer` no longer counts).
+   */
+  deepestQueue(): number;
 }
 
 /**
@@ -219,6 +224,12 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
     subscribe: (runId) => open(runId, null),
     subscribeAll: (options) => open(ALL, options?.types ? new Set(options.types) : null),
     subscriberCount: () => subscribers,
+    deepestQueue() {
+      let deepest = 0;
+      for (const channel of everyRun) deepest = Math.max(deepest, channel.queue.length);
+      for (const set of topics.values()) for (const channel of set) deepest = Math.max(deepest, channel.queue.length);
+      return deepest;
+    },
     hasSubscribers: (runId) => everyRun.size > 0 || topics.has(runId),
     interrupt(affected, error) {
       const fail = (topic: string | typeof ALL, channel: Channel<Run>) => {

@@ -10,7 +10,8 @@ import {
 } from '../access/gate.ts';
 import { boundToolResult, type TruncationMode } from '../tools/bounds.ts';
 import { ToolResult, type Artifact } from '../tools/result.ts';
-import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type Tool, type ToolContext, type ToolLogger } from '../tools/tool.ts';
+import { inSpan, NO_OBSERVER, NO_SPAN_CONTENT, setDefined, type LoopObserver, type SpanContent, type ToolDecision } from './telemetry.ts';
+import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type ToolContext, type ToolLogger } from '../tools/tool.ts';
 
 /** A tool call as the model requested it. `arguments` is the provider's JSON text or a decoded value. */
 export interface ToolCallRequest {
@@ -41,6 +42,10 @@ export interface InvokeOptions {
    * allows is refused, not executed, with the generic not-permitted string (the reason is logged).
    */
   readonly remoteBudgetSpent?: boolean;
+  /** Learns each call's decision and duration (metrics); default none. */
+  readonly observer?: LoopObserver;
+  /** What the call's span may carry of arguments and result (default nothing). */
+  readonly spanContent?: SpanContent;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -61,44 +66,68 @@ export interface ToolOutcome {
  * DESIGN.md section 4, so the model learns nothing about which rule refused it or why a tool broke.
  */
 export async function invokeTool(call: ToolCallRequest, options: InvokeOptions): Promise<ToolOutcome> {
-  const started = performance.now();
-  const { result, untrusted } = await runCall(call, options);
-  // What an untrusted tool itself answered (its own error text included) is quarantined whatever the
-  // configuration says; the seam's own strings are not the tool's and stay exact.
-  const bounded = boundToolResult(result, { quarantine: options.quarantine || untrusted, truncation: options.truncation });
-  return {
-    content: bounded.content,
-    isError: bounded.isError,
-    artifacts: bounded.isError ? [] : bounded.artifacts,
-    durationMs: performance.now() - started,
-  };
+  const spanContent = options.spanContent ?? NO_SPAN_CONTENT;
+  return inSpan('execute_tool', { 'gen_ai.operation.name': 'execute_tool' }, async (span) => {
+    const started = performance.now();
+    const { result, decision, tool, untrusted } = await runCall(call, options);
+    // What an untrusted tool itself answered (its own error text included) is quarantined whatever the
+    // configuration says; the seam's own strings are not the tool's and stay exact.
+    const bounded = boundToolResult(result, { quarantine: options.quarantine || untrusted, truncation: options.truncation });
+    const outcome: ToolOutcome = {
+      content: bounded.content,
+      isError: bounded.isError,
+      artifacts: bounded.isError ? [] : bounded.artifacts,
+      durationMs: performance.now() - started,
+    };
+    const finalDecision: ToolDecision = decision === 'ok' && outcome.isError ? 'error' : decision;
+    // A name the model made up is content (it may carry anything): only a registered name is metadata.
+    const name = tool?.name ?? spanContent(call.name);
+    if (name !== undefined) span.updateName(`execute_tool ${name}`);
+    setDefined(span, {
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': spanContent(call.id),
+      'airlock.tool.group': tool?.group,
+      'airlock.tool.decision': finalDecision,
+      'airlock.tool.is_error': outcome.isError,
+      'airlock.tool.duration_ms': outcome.durationMs,
+      'gen_ai.tool.call.arguments': spanContent(call.arguments),
+      'gen_ai.tool.call.result': spanContent(outcome.content),
+    });
+    if (outcome.isError) span.setAttribute('error.type', finalDecision);
+    (options.observer ?? NO_OBSERVER).toolCall({ tool: tool?.name ?? null, group: tool?.group ?? null, decision: finalDecision, durationMs: outcome.durationMs });
+    return outcome;
+  });
 }
 
-/** The result, and whether it is an untrusted tool's own answer (to be quarantined). */
-async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<{ result: ToolResult; untrusted: boolean }> {
-  if (options.approval === 'denied') return { result: ToolResult.error(deniedByOperatorError(call.name)), untrusted: false };
+interface CallResult {
+  readonly result: ToolResult;
+  readonly decision: ToolDecision;
+  /** The registered tool the call named, when it names one. */
+  readonly tool: { readonly name: string; readonly group: string } | null;
+  /** The result is an untrusted (remote) tool's own answer, to be quarantined (not one of the seam's strings). */
+  readonly untrusted: boolean;
+}
+
+async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<CallResult> {
+  const registered = options.gate.registry.get(call.name);
+  const named = registered ? { name: registered.name, group: registered.group } : null;
+  const ended = (result: ToolResult, decision: ToolDecision): CallResult => ({ result, decision, tool: named, untrusted: false });
+  if (options.approval === 'denied') return ended(ToolResult.error(deniedByOperatorError(call.name)), 'deniedByOperator');
   const decision = decide(options.gate, call.name);
-  if (!decision.allowed && options.approval === 'approved') return { result: ToolResult.error(noLongerPermittedError(call.name)), untrusted: false };
+  if (!decision.allowed && options.approval === 'approved') return ended(ToolResult.error(noLongerPermittedError(call.name)), 'noLongerPermitted');
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');
-    return { result: ToolResult.error(gateErrorFor(decision.reason, call.name)), untrusted: false };
+    return ended(ToolResult.error(gateErrorFor(decision.reason, call.name)), decision.reason);
   }
   const { tool } = decision;
   if (tool.untrusted === true && options.remoteBudgetSpent) {
     options.logger.warn({ tool: tool.name, runId: options.context.runId }, "tool call refused: the run's budget of remote tool calls is spent");
-    return { result: ToolResult.error(notPermittedError(tool.name)), untrusted: false };
+    return ended(ToolResult.error(notPermittedError(tool.name)), 'remoteBudgetSpent');
   }
-  const result = await execute(tool, call, options);
-  return { result: result.value, untrusted: tool.untrusted === true && result.fromTool };
-}
-
-/** Validates and runs the call; `fromTool` is false when the result is one of the seam's own strings. */
-async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions): Promise<{ value: ToolResult; fromTool: boolean }> {
-  const ours = (content: string) => ({ value: ToolResult.error(content), fromTool: false });
   const decoded = decodeArguments(call.arguments);
   const parsed = tool.parameters.safeParse(decoded.ok ? decoded.value : undefined);
-  if (!decoded.ok) return ours(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`);
-  if (!parsed.success) return ours(invalidArgumentsError(tool.name, parsed.error));
+  if (!decoded.ok) return ended(ToolResult.error(`Error: invalid arguments for tool "${tool.name}": (root): ${decoded.problem}`), 'invalidArguments');
+  if (!parsed.success) return ended(ToolResult.error(invalidArgumentsError(tool.name, parsed.error)), 'invalidArguments');
   const logger = options.logger.child?.({ tool: tool.name, runId: options.context.runId, callId: call.id }) ?? options.logger;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const controller = new AbortController();
@@ -118,22 +147,22 @@ async function execute(tool: Tool, call: ToolCallRequest, options: InvokeOptions
     const result: unknown = await Promise.race([tool.execute(parsed.data, { ...options.context, signal, logger: markedAsTool(logger) }), timedOut, cancelled]);
     if (result === 'cancelled') {
       logger.info({ tool: tool.name }, 'tool call abandoned: the run was cancelled');
-      return ours(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'cancelled');
     }
     if (result === 'timeout') {
       controller.abort(new Error(`tool timed out after ${timeoutMs} ms`));
       logger.error({ tool: tool.name, timeoutMs }, 'tool execution timed out');
-      return ours(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'timedOut');
     }
     if (!(result instanceof ToolResult)) {
       logger.error({ tool: tool.name }, 'tool returned something other than a ToolResult');
-      return ours(toolFailedError(tool.name));
+      return ended(ToolResult.error(toolFailedError(tool.name)), 'failed');
     }
-    return { value: result, fromTool: true };
+    return { ...ended(result, 'ok'), untrusted: tool.untrusted === true };
   } catch (error) {
     // The exception may carry credentials (connection strings, upstream bodies): log only.
     logger.error({ err: error, tool: tool.name }, 'tool execution failed');
-    return ours(toolFailedError(tool.name));
+    return ended(ToolResult.error(toolFailedError(tool.name)), 'failed');
   } finally {
     clearTimeout(timer);
     if (onAbort) options.context.signal.removeEventListener('abort', onAbort);

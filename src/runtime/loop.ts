@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { decide, offeredTools, type GateInput } from '../access/gate.ts';
 import { isValidUsage, ProviderError, uniqueCallIds, type ChatMessage, type Completion, type LlmProvider, type ToolCall } from './llm.ts';
 import type { TruncationMode } from '../tools/bounds.ts';
@@ -7,6 +8,7 @@ import { suspensionFor, type ApprovalDecision, type LoopState, type Suspension }
 import type { BudgetDenial } from './budget.ts';
 import { invokeTool } from './invoke.ts';
 import type { RunOutcome, RunStep, TerminationReason } from './run.ts';
+import { inSpan, NO_OBSERVER, NO_SPAN_CONTENT, setDefined, type LoopObserver, type SpanContent } from './telemetry.ts';
 import { addUsage, plannedCost, priceUsage, ZERO_USAGE, type ModelPrices, type PricedUsage } from './usage.ts';
 
 /** Where budget pre-flight and usage accounting live (the database, in the service). */
@@ -63,6 +65,10 @@ export interface LoopInput {
   readonly signal: AbortSignal;
   /** Receives each step in order; awaited, so a slow consumer slows the run rather than losing steps. */
   onStep(step: RunStep): Promise<void> | void;
+  /** Metrics of provider calls, tool calls and budget denials (default: none). */
+  readonly observer?: LoopObserver;
+  /** What spans may carry of content (default: nothing; see `spanContentFor`). */
+  readonly spanContent?: SpanContent;
 }
 
 class Cancelled extends Error {}
@@ -206,27 +212,58 @@ async function callProvider(session: Session, round: number, tools: ToolSpec[] |
   if (signal.aborted) throw new Cancelled();
   const promptText = session.messages.map((message) => message.content).join('\n');
   const denial = await input.budget.preflight(plannedCost(promptText, settings.maxTokens, input.model));
+  const observer = input.observer ?? NO_OBSERVER;
   if (denial) {
     input.logger.warn({ runId: input.runId, denial }, 'budget pre-flight refused a provider call');
+    observer.budgetDenied(denial);
     return null;
   }
   await input.onStep({ kind: 'REQUEST', round, messagesSent: [...session.messages], offeredTools: tools ? tools.map((spec) => spec.name) : null });
+  if (tools) observer.toolsOffered(tools.map((spec) => spec.name));
   const started = performance.now();
-  const answer = await input.provider.complete({
-    model: input.model.providerModelId,
-    messages: [...session.messages],
-    tools,
-    temperature: settings.temperature,
-    maxTokens: settings.maxTokens,
-    signal,
-  });
-  // The provider boundary: numbers and ids from outside are checked before anything uses them.
-  if (!isValidUsage(answer.usage)) {
-    input.logger.error({ runId: input.runId, provider: input.provider.kind, usage: answer.usage }, 'provider reported invalid token counts');
-    throw new ProviderError(input.provider.kind, 'malformed');
-  }
-  const completion: Completion = { ...answer, toolCalls: uniqueCallIds(answer.toolCalls) };
+  const spanContent = input.spanContent ?? NO_SPAN_CONTENT;
+  const { kind: provider } = input.provider;
+  /** The kind as a bounded, lower-case name (`openai`, `anthropic`, …) for spans and metrics. */
+  const providerName = provider.toLowerCase();
+  // GenAI semantic conventions: one CLIENT span per provider call, named `chat <model>`.
+  const completion = await inSpan(
+    `chat ${input.model.providerModelId}`,
+    { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': providerName, 'gen_ai.request.model': input.model.providerModelId, 'airlock.round': round },
+    async (span) => {
+      setDefined(span, { 'gen_ai.input.messages': spanContent(session.messages) });
+      try {
+        const answer = await input.provider.complete({
+          model: input.model.providerModelId,
+          messages: [...session.messages],
+          tools,
+          temperature: settings.temperature,
+          maxTokens: settings.maxTokens,
+          signal,
+        });
+        // The provider boundary: numbers and ids from outside are checked before anything uses them.
+        if (!isValidUsage(answer.usage)) {
+          input.logger.error({ runId: input.runId, provider, usage: answer.usage }, 'provider reported invalid token counts');
+          throw new ProviderError(provider, 'malformed');
+        }
+        const checked: Completion = { ...answer, toolCalls: uniqueCallIds(answer.toolCalls) };
+        setDefined(span, {
+          'gen_ai.usage.input_tokens': checked.usage.promptTokens,
+          'gen_ai.usage.output_tokens': checked.usage.completionTokens,
+          'gen_ai.response.finish_reasons': [checked.finishReason],
+          'airlock.tool_calls': checked.toolCalls.length,
+          'gen_ai.output.messages': spanContent({ content: checked.content, toolCalls: checked.toolCalls }),
+        });
+        return checked;
+      } catch (error) {
+        if (error instanceof ProviderError) span.setAttribute('error.type', error.kind);
+        observer.providerCall({ provider: providerName, durationMs: performance.now() - started, outcome: 'error' });
+        throw error;
+      }
+    },
+    SpanKind.CLIENT,
+  );
   const priced = priceUsage(completion.usage, input.model);
+  observer.providerCall({ provider: providerName, durationMs: performance.now() - started, outcome: 'ok', usage: priced });
   session.usage = addUsage(session.usage, priced);
   await input.budget.record(priced);
   await input.onStep({
@@ -273,6 +310,8 @@ async function runToolCalls(session: Session, round: number, calls: readonly Too
         truncation: input.settings.truncation,
         ...(input.settings.toolTimeoutMs === undefined ? {} : { timeoutMs: input.settings.toolTimeoutMs }),
         ...(mode === 'run' ? {} : { approval: mode }),
+        ...(input.observer ? { observer: input.observer } : {}),
+        ...(input.spanContent ? { spanContent: input.spanContent } : {}),
         context: { actor: input.gate.actor, signal: input.signal, runId: input.runId, data: input.toolData },
       }),
     ),

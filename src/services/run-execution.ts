@@ -15,6 +15,7 @@ import type { ApprovalDecision, Suspension } from '../runtime/approval.ts';
 import { resumeLoop, runLoop, type LoopInput, type LoopSettings } from '../runtime/loop.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
+import type { LoopObserver, SpanContent } from '../runtime/telemetry.ts';
 import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';
 import { revealApiKey, revealHeaders } from './providers.ts';
@@ -31,6 +32,9 @@ export interface RunRequest {
   readonly signal: AbortSignal;
   readonly runId?: string;
   onStep(step: RunStep): Promise<void> | void;
+  /** Metrics of the loop's calls, and what its spans may say of content (LoopInput). */
+  readonly observer?: LoopObserver;
+  readonly spanContent?: SpanContent;
 }
 
 /** What preparing and running the loop reads: the database, the tools, the key box, the usage writer. */
@@ -120,6 +124,8 @@ async function prepare(
     logger,
     signal: request.signal,
     onStep: request.onStep,
+    ...(request.observer ? { observer: request.observer } : {}),
+    ...(request.spanContent ? { spanContent: request.spanContent } : {}),
   };
 }
 

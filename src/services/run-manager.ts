@@ -6,6 +6,8 @@ import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import { ForbiddenError, NotFoundError, RunLimitError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { countSettledRun, observeRun, type RunTelemetry } from '../observability/run-telemetry.ts';
 import type { Broadcast } from '../runtime/broadcast.ts';
 import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
@@ -31,6 +33,8 @@ export const runCancellationSchema: z.ZodType<RunCancellation> = z.object({ runI
 export interface RunManagerDeps extends RunExecutionDeps {
   readonly bus: RunEventBus<RunRow>;
   readonly cancellations: Broadcast<RunCancellation>;
+  /** Prometheus metrics of runs (absent in tools that run no server). */
+  readonly metrics?: Metrics;
 }
 
 export interface RunManagerOptions {
@@ -152,7 +156,11 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     outcome: RunOutcome,
     runLogger: Logger,
     context: Omit<SuspendedRun, 'suspension'> | null,
+    telemetry: RunTelemetry,
   ): Promise<void> {
+    const settle = async (end: RunOutcome) => {
+      if (await recorder.settle(end)) telemetry.settled(end, run.created_at);
+    };
     // Every step is stored before the run is parked (a resume continues after the last one) or settled.
     await recorder.flushed();
     if (stopping && outcome.status === 'CANCELLED') {
@@ -172,15 +180,16 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         });
         if (!parked) throw new Error('the run was no longer RUNNING');
         recorder.announceSuspension(outcome.suspension, parked);
+        telemetry.parked(outcome, outcome.suspension.digest);
         return;
       } catch (error) {
         // A state that cannot be stored must not promise a resume.
         runLogger.error({ err: error }, 'could not store the suspended state; failing the run');
-        await recorder.settle(failure('The run needed an approval but its state could not be stored.', outcome));
+        await settle(failure('The run needed an approval but its state could not be stored.', outcome));
         return;
       }
     }
-    await recorder.settle(outcome);
+    await settle(outcome);
   }
 
   function track(runId: string, userId: string | null, body: (controller: AbortController) => Promise<void>, runLogger: Logger): void {
@@ -208,6 +217,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       errorMessage: null,
     });
     if (settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run: settled });
+    if (settled) countSettledRun(services.metrics, settled);
     return settled;
   }
 
@@ -230,17 +240,27 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     const { configuration } = setup;
     const level: PrivacyLevel = configuration.privacy_level;
     const storedContent = filterRunContent(level, { prompt: input.prompt, finalContent: null });
+    const runId = randomUUID();
+    const telemetry = observeRun(services.metrics, { runId, configurationId: configuration.id, userId: actor.id, level });
     const row = {
-      id: randomUUID(),
+      id: runId,
       configuration_id: configuration.id,
       user_id: actor.id,
       status: 'RUNNING',
       prompt: storedContent.prompt,
       privacy_level: level,
       tool_selection: selection ? JSON.stringify(selection) : null,
+      trace_parent: telemetry.traceParent,
     } as const;
-    const run = maxRunning > 0 ? await runs.insertRunWithinCap(db, row, maxRunning) : await runs.insertRun(db, row);
-    if (!run) throw new RunLimitError(maxRunning);
+    const run = await (maxRunning > 0 ? runs.insertRunWithinCap(db, row, maxRunning) : runs.insertRun(db, row)).catch((error: unknown) => {
+      telemetry.refused();
+      throw error;
+    });
+    if (!run) {
+      telemetry.refused();
+      throw new RunLimitError(maxRunning);
+    }
+    telemetry.started();
     const events = subscribe ? bus.subscribe(run.id, { drivenHere: true }) : null;
     const runLogger = logger.child({ runId: run.id });
     track(
@@ -259,16 +279,20 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         let outcome: RunOutcome;
         let context: Omit<SuspendedRun, 'suspension'> | null = null;
         try {
-          const result = await executeRun(services, {
-            runId: run.id,
-            configurationId: configuration.id,
-            setup,
-            prompt: input.prompt,
-            actor,
-            selection,
-            signal: controller.signal,
-            onStep: (step) => recorder.recordStep(step),
-          });
+          const result = await telemetry.within(() =>
+            executeRun(services, {
+              runId: run.id,
+              configurationId: configuration.id,
+              setup,
+              prompt: input.prompt,
+              actor,
+              selection,
+              signal: controller.signal,
+              onStep: (step) => (telemetry.step(step), recorder.recordStep(step)),
+              observer: telemetry.observer,
+              spanContent: telemetry.spanContent,
+            }),
+          );
           outcome = result.outcome;
           context = {
             allowList: result.input.gate.allowList === null ? null : [...result.input.gate.allowList],
@@ -278,7 +302,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
           runLogger.error({ err: error }, 'run failed unexpectedly');
           outcome = failure(FAILED_UNEXPECTEDLY);
         }
-        await conclude(run, recorder, outcome, runLogger, context);
+        await conclude(run, recorder, outcome, runLogger, context, telemetry);
       },
       runLogger,
     );
@@ -300,6 +324,14 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     async decide(actor, runId, turnDigest, approved) {
       const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
       const runLogger = logger.child({ runId: run.id });
+      const telemetry = observeRun(services.metrics, {
+        runId: run.id,
+        configurationId: configuration.id,
+        userId: run.user_id,
+        level: run.privacy_level,
+        startedIn: run.trace_parent,
+        decision: { approved, digest: turnDigest },
+      });
       // Published once the claim committed, before the resumed run's first step.
       bus.publish({ type: 'decided', runId: run.id, digest: turnDigest, approved, decidedBy: { id: actor.id, name: actor.name }, run });
       track(
@@ -335,22 +367,33 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
           } catch (error) {
             runLogger.error({ err: error }, 'could not store the approval decision; the writes do not run');
             const soFar = { ...failure(''), iterations: suspended.suspension.state.iterations, usage: suspended.suspension.state.usage };
-            await recorder.settle(failure('The approval decision could not be stored, so the approved calls did not run.', soFar));
+            const end = failure('The approval decision could not be stored, so the approved calls did not run.', soFar);
+            if (await recorder.settle(end)) telemetry.settled(end, run.created_at);
             return;
           }
           let outcome: RunOutcome;
           try {
-            outcome = await resumeRun(
-              services,
-              { runId: run.id, configurationId: configuration.id, actor: initiator, signal: controller.signal, onStep: (step) => recorder.recordStep(step) },
-              suspended,
-              { approved },
+            outcome = await telemetry.within(() =>
+              resumeRun(
+                services,
+                {
+                  runId: run.id,
+                  configurationId: configuration.id,
+                  actor: initiator,
+                  signal: controller.signal,
+                  onStep: (step) => (telemetry.step(step), recorder.recordStep(step)),
+                  observer: telemetry.observer,
+                  spanContent: telemetry.spanContent,
+                },
+                suspended,
+                { approved },
+              ),
             );
           } catch (error) {
             runLogger.error({ err: error }, 'resumed run failed unexpectedly');
             outcome = failure(FAILED_UNEXPECTEDLY);
           }
-          await conclude(run, recorder, outcome, runLogger, suspended);
+          await conclude(run, recorder, outcome, runLogger, suspended, telemetry);
         },
         runLogger,
       );
@@ -389,6 +432,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       if (settled.length > 0) logger.warn({ runs: settled.map((run) => run.id) }, 'settled runs whose process stopped as INTERRUPTED');
       // Their watchers and the live lists learn it like any other end of a run.
       for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
+      for (const run of settled) countSettledRun(services.metrics, run);
       return settled.length;
     },
 

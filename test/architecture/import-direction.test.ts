@@ -12,7 +12,19 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 
 /** Packages that belong to the adapters and the API, never to the pure core. */
-const FORBIDDEN_PACKAGES = [/^graphql($|\/|-)/, /^@pothos\//, /^@graphql-/, /^kysely/, /^pg($|\/)/, /^@electric-sql\//, /^ws$/, /^ioredis/];
+const FORBIDDEN_PACKAGES = [
+  /^graphql($|\/|-)/,
+  /^@pothos\//,
+  /^@graphql-/,
+  /^kysely/,
+  /^pg($|\/)/,
+  /^@electric-sql\//,
+  /^ws$/,
+  /^ioredis/,
+  // Metrics and the tracing SDK belong to src/observability/; the core speaks only @opentelemetry/api.
+  /^prom-client/,
+  /^@opentelemetry\/(?!api$)/,
+];
 
 /** For each pure room, the rooms of src/ it may import (besides itself). */
 const ALLOWED_ROOMS: Record<string, readonly string[]> = {
@@ -83,6 +95,9 @@ describe('import direction', () => {
       "import { decide } from '../access/gate.ts';",
       "import { z } from 'zod';",
       "import { createHash } from 'node:crypto';",
+      "import { Counter } from 'prom-client';",
+      "import { trace } from '@opentelemetry/api';",
+      "import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';",
     ].join('\n');
     expect(violationsOf('runtime', file, source).sort()).toEqual(
       [
@@ -92,6 +107,8 @@ describe('import direction', () => {
       'graphql (an adapter\'s package)',
       'pg (an adapter\'s package)',
       '../context.ts (room context.ts)',
+      'prom-client (an adapter\'s package)',
+      '@opentelemetry/sdk-trace-base (an adapter\'s package)',
       ].sort(),
     );
     expect(violationsOf('tools', path.join(SRC, 'tools', 'registry.ts'), "import type { GateInput } from '../access/gate.ts';")).toEqual([

@@ -26,16 +26,19 @@ function storableText(text: string | null): string | null {
 }
 
 /** The columns a new run is created with; the rest take their defaults. */
-export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>>;
+export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>> & {
+  /** The traceparent of the span that started the run (null or absent without tracing). */
+  readonly trace_parent?: string | null;
+};
 
 const insertRunStatement = prepared(
-  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind'],
-  (db, run: RunStart & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
+  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind', 'trace_parent'],
+  (db, run: Required<RunStart> & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
 );
 
 /** A run of the agent loop unless `kind` says otherwise. */
 export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Promise<RunRow> {
-  const [row] = await insertRunStatement(db, { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt) });
+  const [row] = await insertRunStatement(db, { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt), trace_parent: run.trace_parent ?? null });
   if (!row) throw new Error('the new run was not returned');
   return row;
 }

@@ -151,6 +151,11 @@ type Documents = {
     "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateAdminDocument,
     "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": typeof types.McpSetAdminDocument,
     "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": typeof types.McpCancelRunDocument,
+    "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.MetricsSetBudgetDocument,
+    "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n": typeof types.MetricsApproveDocument,
+    "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n": typeof types.MetricsRunStatusDocument,
+    "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": typeof types.TracingApproveDocument,
+    "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": typeof types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": typeof types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": typeof types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": typeof types.SessionsSetActiveDocument,
@@ -299,6 +304,11 @@ const documents: Documents = {
     "\n  mutation McpCreateAdmin($name: String!) { createUser(input: { name: $name, isAdmin: true }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateAdminDocument,
     "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Boolean!) { setAdmin(userId: $id, isAdmin: $isAdmin) { __typename } }\n": types.McpSetAdminDocument,
     "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n": types.McpCancelRunDocument,
+    "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.MetricsSetBudgetDocument,
+    "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n": types.MetricsApproveDocument,
+    "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n": types.MetricsRunStatusDocument,
+    "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n": types.TracingApproveDocument,
+    "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n": types.TracingRunStatusDocument,
     "\n  mutation SessionsCreateUser($name: String!, $isAdmin: Boolean) {\n    createUser(input: { name: $name, isAdmin: $isAdmin }) { __typename ... on CreateUserPayload { token user { id } } }\n  }\n": types.SessionsCreateUserDocument,
     "\n  mutation SessionsRotate($userId: ID!) { rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token } } }\n": types.SessionsRotateDocument,
     "\n  mutation SessionsSetActive($userId: ID!, $active: Boolean!) { setUserActive(userId: $userId, active: $active) { __typename } }\n": types.SessionsSetActiveDocument,
@@ -872,6 +882,26 @@ export function graphql(source: "\n  mutation McpSetAdmin($id: ID!, $isAdmin: Bo
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation McpCancelRun($id: ID!) { cancelRun(id: $id) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"): (typeof documents)["\n  mutation MetricsSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n"): (typeof documents)["\n  mutation MetricsApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: false) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n"): (typeof documents)["\n  query MetricsRunStatus($id: ID!) { run(id: $id) { status } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation TracingApprove($id: ID!, $digest: String!) {\n    approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Run { id status } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"): (typeof documents)["\n  query TracingRunStatus($id: ID!) { run(id: $id) { status terminationReason } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
