@@ -109,6 +109,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       revocations: cluster.revocations,
       cancellations: cluster.cancellations,
       mcpCatalog: cluster.mcpCatalog,
+      metrics,
       config,
       db: handle.db,
       dbKind: handle.kind,
@@ -126,7 +127,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       bus: cluster.bus,
       writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
     };
-    const services: Services = { ...base, runs: createRunManager({ ...base, metrics }, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
+    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();

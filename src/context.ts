@@ -8,6 +8,7 @@ import { authenticate, bearerToken } from './services/users.ts';
 import type { RunEventBus } from './runtime/events.ts';
 import type { RunCancellation, RunManager } from './services/run-manager.ts';
 import type { Broadcast } from './runtime/broadcast.ts';
+import type { Metrics } from './observability/metrics.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
 import type { McpCatalogChange } from './services/mcp-catalog.ts';
 import type { ToolData } from './tools/data.ts';
@@ -29,6 +30,8 @@ export interface Services {
   readonly writer: RunWriter;
   /** Per-run and list-level live events (in-process, or over Redis with REDIS_URL). */
   readonly bus: RunEventBus<RunRow>;
+  /** Prometheus metrics of this instance (the loop and MCP calls report to it). */
+  readonly metrics: Metrics;
   /** Carries cancelRun to the instance that drives the run. */
   readonly cancellations: Broadcast<RunCancellation>;
   /** "The imported tools of this MCP server changed": every instance reloads them from the database. */

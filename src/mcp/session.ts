@@ -6,11 +6,13 @@ import { createRunRepository } from '../db/run-repository.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import type { RunEventBus } from '../runtime/events.ts';
 import { invokeTool, type ToolOutcome } from '../runtime/invoke.ts';
 import { filterRunContent } from '../runtime/privacy.ts';
 import { createRunRecorder } from '../runtime/run-recorder.ts';
 import type { RunOutcome } from '../runtime/run.ts';
+import { spanContentFor } from '../runtime/telemetry.ts';
 import { ZERO_USAGE } from '../runtime/usage.ts';
 import { createBudgetGuard } from '../services/budget-guard.ts';
 import { configurationView, gateInputFor } from '../services/tool-access.ts';
@@ -27,6 +29,8 @@ export interface McpSessionDeps {
   readonly bus: RunEventBus<RunRow>;
   readonly logger: Logger;
   readonly config: { readonly toolTimeoutMs: number };
+  /** Tool calls over MCP count in the same metrics as the loop's (absent in unit set-ups). */
+  readonly metrics?: Pick<Metrics, 'observerFor'>;
 }
 
 /** A tool as `tools/list` describes it (MCP `Tool`): its JSON Schema is the one providers get. */
@@ -157,6 +161,8 @@ export async function openMcpSession(
         truncation: setup.configuration.truncation,
         timeoutMs: deps.config.toolTimeoutMs,
         remoteBudgetSpent,
+        ...(deps.metrics ? { observer: deps.metrics.observerFor(configuration.id) } : {}),
+        spanContent: spanContentFor(level),
         context: { actor: session.actor, signal: AbortSignal.any([controller.signal, signal]), runId: run.id, data: deps.toolData },
       },
     );

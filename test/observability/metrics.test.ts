@@ -5,6 +5,7 @@ import { decodeIdFor } from '../../src/graphql/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { textOf } from '../helpers/documents.ts';
+import { key, samplesOf } from '../helpers/prometheus.ts';
 import { collect, lastEvent, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 
 const ECHO = fileURLToPath(new URL('../fixtures/tool-modules/echo.ts', import.meta.url));
@@ -19,24 +20,6 @@ const APPROVE = graphql(`
 const RUN_STATUS = graphql(`
   query MetricsRunStatus($id: ID!) { run(id: $id) { status } }
 `);
-
-/** The samples of a Prometheus text exposition, keyed `name{label="value",…}` (labels sorted). */
-function samplesOf(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels = [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => `${key}="${value}"`).sort();
-    samples.set(labels.length > 0 ? `${match[1]}{${labels.join(',')}}` : match[1]!, Number(match[3]));
-  }
-  return samples;
-}
-
-function key(name: string, labels: Record<string, string> = {}): string {
-  const parts = Object.entries(labels).map(([label, value]) => `${label}="${value}"`).sort();
-  return parts.length > 0 ? `${name}{${parts.join(',')}}` : name;
-}
 
 describe.each(TEST_DATABASES)('Prometheus metrics and readiness on %s', (kind) => {
   let t: TestApp;
