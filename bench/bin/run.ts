@@ -3,7 +3,7 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing
  *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
@@ -24,9 +24,11 @@ import { runLoad } from '../workloads/load.ts';
 import { runMemory } from '../workloads/memory.ts';
 import { runMicro } from '../workloads/micro.ts';
 import { runPersistence } from '../workloads/persistence.ts';
+import { runTracing } from '../workloads/tracing.ts';
+import { fmtRatio } from '../lib/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -147,6 +149,21 @@ async function main(): Promise<void> {
   await attempt('micro', 'Workload 5 — micro: the tool-result seam on 50 KB inputs', async () => {
     const result = await runMicro({ repetitions: quick ? 3 : 7, batchMs: quick ? 40 : 150 });
     return { table: result.table, result };
+  });
+
+  await attempt('tracing', 'Workload 8 — tracing overhead (agent runs with OpenTelemetry exporting to a local OTLP receiver vs off)', async () => {
+    const result = await runTracing({ runs: quick ? 40 : 200, k: 3, concurrency: 8, repetitions: quick ? 2 : 5, warmUpRuns: quick ? 40 : 300 });
+    return {
+      table: result.table,
+      targets: [
+        {
+          target: 'tracing on: overhead measured (no target set); spans actually exported',
+          figure: `wall ${fmtRatio(result.overhead.wall)}, server CPU ${fmtRatio(result.overhead.cpu)} of tracing off; ${result.median.on.spansPerRun.toFixed(1)} spans per run`,
+          met: result.median.on.spansPerRun > 0 ? null : false,
+        },
+      ],
+      result,
+    };
   });
 
   const latest = {
