@@ -3,7 +3,7 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, footprint
  *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
@@ -25,10 +25,11 @@ import { runMemory } from '../workloads/memory.ts';
 import { runMicro } from '../workloads/micro.ts';
 import { runPersistence } from '../workloads/persistence.ts';
 import { runTracing } from '../workloads/tracing.ts';
+import { footprintTargets, runFootprint } from '../workloads/footprint.ts';
 import { fmtRatio } from '../lib/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,footprint').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -164,6 +165,11 @@ async function main(): Promise<void> {
       ],
       result,
     };
+  });
+
+  await attempt('footprint', 'Footprint — `npm start`: time to listening and RSS (first start, restart, memory://, PostgreSQL)', async () => {
+    const result = await runFootprint({ repetitions: 3 });
+    return { table: result.table, targets: footprintTargets(result), result };
   });
 
   const latest = {
