@@ -1,4 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once as onceEvent } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -61,7 +64,8 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   }
   const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
   if (dataPath === 'memory://') {
-    const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
+    const template = options.pgliteTemplate ?? (await initdbInChild('memory://')).dump;
+    const client = await PGlite.create(dataPath, template ? { loadDataDir: template } : {});
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
   }
@@ -70,12 +74,57 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const lock = lockDataDir(path.dirname(dataPath));
   try {
     mkdirSync(dataPath, { recursive: true });
+    // A new cluster is created by a child process (initdbInChild), unless a dump is given.
+    if (!options.pgliteTemplate && !existsSync(path.join(dataPath, 'PG_VERSION')) && !(await initdbInChild(dataPath)).ok) {
+      // Whatever the child left is not a cluster: this process creates it from nothing.
+      rmSync(dataPath, { recursive: true, force: true });
+      mkdirSync(dataPath, { recursive: true });
+    }
     const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/**
+ * The program of the initdb child: plain JavaScript (no TypeScript loader to start), the PGlite
+ * module by its resolved URL (whatever the working directory). Arguments: the target (a directory, or
+ * `memory://`), then for `memory://` the file to write the cluster's dump to.
+ */
+const INITDB_PROGRAM = (pglite: string) => `
+const [target, dumpFile] = process.argv.slice(1);
+const { PGlite } = await import(${JSON.stringify(pglite)});
+const client = await PGlite.create(target);
+if (dumpFile) {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
+}
+await client.close();
+`;
+
+/**
+ * Runs initdb in a short-lived child process, so that this process never holds its memory: PGlite's
+ * WebAssembly heap grows to about 800 MB while it creates a cluster and never gives it back, while
+ * opening an existing one needs about a third of that. For a directory, the cluster is left there;
+ * for `memory://`, its dump is returned to load. `ok` is false when the child could not do it: the
+ * caller then creates the cluster itself, as before (holding initdb's memory, never wrong).
+ */
+export async function initdbInChild(target: string): Promise<{ ok: boolean; dump?: Blob }> {
+  const scratch = target === 'memory://' ? mkdtempSync(path.join(tmpdir(), 'airlock-initdb-')) : null;
+  const dumpFile = scratch ? path.join(scratch, 'cluster.tar') : null;
+  try {
+    const program = INITDB_PROGRAM(import.meta.resolve('@electric-sql/pglite'));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program, target, ...(dumpFile ? [dumpFile] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const [code] = (await onceEvent(child, 'exit')) as [number | null];
+    if (code !== 0) return { ok: false };
+    return dumpFile ? { ok: true, dump: new Blob([readFileSync(dumpFile)]) } : { ok: true };
+  } catch {
+    return { ok: false };
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }
 

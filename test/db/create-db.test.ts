@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDb, initdbInChild } from '../../src/db/create-db.ts';
+
+/**
+ * A new embedded cluster is created (initdb) by a short-lived child process, so that the server never
+ * holds initdb's memory (about 800 MB of WebAssembly heap PGlite never gives back; the footprint
+ * workload of `npm run bench` measures it). Here: that the child does create a usable cluster, for a
+ * directory and for `memory://`, and that the server opens both.
+ */
+describe('creating the embedded database', () => {
+  const directories: string[] = [];
+  const scratch = () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'airlock-create-db-'));
+    directories.push(directory);
+    return directory;
+  };
+  afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+
+  it('should leave a cluster in a fresh directory, created by the child, that PGlite opens as an existing one', async () => {
+    const target = path.join(scratch(), 'pglite');
+    expect(await initdbInChild(target)).toEqual({ ok: true });
+    expect(existsSync(path.join(target, 'PG_VERSION'))).toBe(true);
+    const client = await PGlite.create(target);
+    try {
+      expect((await client.query<{ answer: number }>('select 41 + 1 as answer')).rows).toEqual([{ answer: 42 }]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('should hand back the dump of an in-memory cluster, which loads', async () => {
+    const { ok, dump } = await initdbInChild('memory://');
+    expect(ok).toBe(true);
+    expect(dump!.size).toBeGreaterThan(1_000_000);
+    const client = await PGlite.create('memory://', { loadDataDir: dump });
+    try {
+      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('should open a fresh data directory, and open it again after closing (the data kept)', async () => {
+    const dataDir = scratch();
+    const first = await createDb({ databaseUrl: null, dataDir });
+    await first.db.schema.createTable('kept').addColumn('value', 'text').execute();
+    await first.db.insertInto('kept' as never).values({ value: 'still here' } as never).execute();
+    await first.close();
+    const again = await createDb({ databaseUrl: null, dataDir });
+    try {
+      expect(await again.db.selectFrom('kept' as never).selectAll().execute()).toEqual([{ value: 'still here' }]);
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+
+  it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {
+    const file = path.join(scratch(), 'not-a-directory');
+    await import('node:fs/promises').then(({ writeFile }) => writeFile(file, 'x'));
+    expect((await initdbInChild(path.join(file, 'pglite'))).ok).toBe(false);
+  }, 60_000);
+});
