@@ -7,24 +7,13 @@
  * stops the server (which writes the profile) and prints self time grouped by package and by the
  * hottest functions. The .cpuprofile file stays in a temporary directory for Chrome DevTools.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BatchResult } from './agent-driver.ts';
 import { startAirlock, type DbKind } from '../lib/airlock.ts';
-import { REPO_ROOT, startDriver, startServer, stopAllChildren } from '../lib/children.ts';
-import { renderTable } from '../lib/stats.ts';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { startDriver, startServer, stopAllChildren } from '../lib/children.ts';
+import { summariseProfile } from '../lib/profile.ts';
 
 const kind = (process.argv[2] ?? 'postgres') as DbKind;
 const runs = Number(process.argv[3] ?? '200');
@@ -45,27 +34,7 @@ try {
   // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (1 is tsx's loader).
   const file = readdirSync(dir).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
   if (!file) throw new Error('the server wrote no profile');
-  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile;
-  const selfMs = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000));
-  const total = [...selfMs.values()].reduce((sum, value) => sum + value, 0);
-  const byPackage = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const ms = selfMs.get(node.id) ?? 0;
-    if (ms === 0) continue;
-    const url = node.callFrame.url.replace(`file://${REPO_ROOT}/`, '');
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith('src/') ? `src/${url.split('/')[1]}` : url === '' ? `(${node.callFrame.functionName || 'native'})` : url.startsWith('node:') ? 'node internals' : url);
-    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + ms);
-    const name = `${node.callFrame.functionName || '(anonymous)'} ${url ? `${url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}` : ''}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
-  }
-  const top = (map: Map<string, number>, count: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, ms]) => [name, ms.toFixed(0), `${((ms / total) * 100).toFixed(1)} %`]);
-  console.log(`\nself time by package (total ${total.toFixed(0)} ms, incl. start-up and warm-up)`);
-  console.log(renderTable(['package', 'ms', 'share'], top(byPackage, 20)));
-  console.log('\nhottest functions (self time)');
-  console.log(renderTable(['function', 'ms', 'share'], top(byFunction, 25)));
+  console.log(summariseProfile(path.join(dir, file)));
   console.log(`\nprofile: ${path.join(dir, file)}`);
 } finally {
   await stopAllChildren();

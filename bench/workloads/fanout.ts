@@ -238,7 +238,9 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
     const raw = await startDriver('bench/bin/raw-broadcast.ts');
     stops.push(() => raw.stop());
     const { port: rawPort } = await raw.request<{ port: number }>({ type: 'listen' });
-    const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds });
+    // BENCH_FANOUT_PROFILE_DIR=<dir>: the one-instance server writes a V8 CPU profile there when it stops.
+    const profileDir = process.env.BENCH_FANOUT_PROFILE_DIR;
+    const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
     stops.push(() => airlock.stop());
     const single: Deployment = { instances: [airlock], configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options), redisPid: null };
     let cluster: Deployment | null = null;
