@@ -45,8 +45,20 @@ export function responseTooLarge(maxBytes: number): GraphQLError {
   });
 }
 
+/** The budget of the operation a context belongs to (one context per operation). */
+const budgets = new WeakMap<object, Budget>();
+
+/**
+ * The refusal an event resolved with this context must be replaced by, or null when it fits. For an
+ * execution shared by several subscribers (shared-execution.ts), which is charged to the context it
+ * ran with only: it checks before the others receive the result.
+ */
+export function oversizeRefusalFor(context: object): ExecutionResult | null {
+  const budget = budgets.get(context);
+  return budget?.exceeded ? { errors: [responseTooLarge(budget.maxBytes)] } : null;
+}
+
 export function useResponseSizeLimit(maxBytes: number): Plugin {
-  const budgets = new WeakMap<object, Budget>();
 
   const count = (budget: Budget, info: GraphQLResolveInfo, result: unknown) => {
     // `"key":` and a separator, then the value: a leaf as JSON, an object's braces, a list's brackets and commas.

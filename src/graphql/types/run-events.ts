@@ -52,6 +52,18 @@ async function loadRun(context: Context, runId: string): Promise<RunRow> {
 }
 
 /**
+ * The client event of a bus step, one object per (bus event, admin or not): every subscriber that
+ * sees the same copy gets the same object, so its execution is shared (graphql/shared-execution.ts).
+ */
+const stepEvents = new WeakMap<object, { admin?: ClientEvent; filtered?: ClientEvent }>();
+function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, admin: boolean): ClientEvent {
+  let views = stepEvents.get(event);
+  if (!views) stepEvents.set(event, (views = {}));
+  const slot = admin ? 'admin' : 'filtered';
+  return (views[slot] ??= { kind: 'step', view: { runId: event.runId, sequence: event.sequence, step: admin ? event.full : event.filtered } });
+}
+
+/**
  * Turns bus events into client events for one viewer: admins get the live steps verbatim, everyone
  * else the copy at the run's privacy level. Steps at or below `lastSequence` were already sent
  * (replay) and are skipped; steps missing before a live one are replayed from storage. The initiator and admins receive the live final answer even when the
@@ -80,7 +92,7 @@ async function* streamRun(
         }
       }
       lastSequence = event.sequence;
-      yield { kind: 'step', view: { runId, sequence: event.sequence, step: viewer.isAdmin ? event.full : event.filtered } };
+      yield stepEventFor(event, viewer.isAdmin);
     } else if (event.type === 'suspended') {
       yield { kind: 'suspended', run: event.run, turn: event };
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);

@@ -1,0 +1,81 @@
+import { execute } from '@graphql-tools/executor';
+import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Context } from '../context.ts';
+import { oversizeRefusalFor } from './response-size.ts';
+
+/**
+ * One GraphQL execution per subscription event and audience, shared by every subscriber of the same
+ * operation (document, operation name, variables) and the same viewer (id and admin role: what the
+ * resolvers may show depends on nothing else). A thousand dashboards on one run cost one execution
+ * per event instead of a thousand. It applies to events that are one object for every subscriber
+ * (the run streams hand out one step event per bus event and copy: `stepEventFor`); any other event
+ * is executed per subscriber as before.
+ *
+ * The execution is remembered in a WeakMap keyed by the event object, so it lives as long as the
+ * event. It runs without the first subscriber's abort signal (that subscriber leaving must not fail
+ * the others), and the response-size budget it was charged to decides for everyone: an oversized
+ * event becomes the same RESPONSE_TOO_LARGE error for every subscriber.
+ */
+export function useSharedSubscriptionExecution(): Plugin {
+  const documentIds = new WeakMap<DocumentNode, number>();
+  let nextDocumentId = 0;
+  const executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+  const audienceOf = (args: ExecutionArgs): string => {
+    let documentId = documentIds.get(args.document);
+    if (documentId === undefined) documentIds.set(args.document, (documentId = nextDocumentId++));
+    const viewer = (args.contextValue as Context | undefined)?.viewer;
+    return JSON.stringify([documentId, args.operationName ?? null, args.variableValues ?? null, viewer?.id ?? null, viewer?.isAdmin === true]);
+  };
+
+  const subscribe = async (args: ExecutionArgs) => {
+    const source = await createSourceEventStream(
+      args.schema,
+      args.document,
+      args.rootValue,
+      args.contextValue,
+      args.variableValues ?? undefined,
+      args.operationName ?? undefined,
+      args.subscribeFieldResolver ?? undefined,
+    );
+    if (!isAsyncIterable(source)) return source as ExecutionResult;
+    const audience = audienceOf(args);
+    const run = async (payload: unknown): Promise<ExecutionResult> => {
+      const { signal: _signal, ...unsignalled } = args as ExecutionArgs & { signal?: AbortSignal };
+      const result = (await execute({ ...unsignalled, rootValue: payload } as never)) as ExecutionResult;
+      return (args.contextValue && oversizeRefusalFor(args.contextValue as object)) || result;
+    };
+    const shared = (payload: unknown): Promise<ExecutionResult> => {
+      if (typeof payload !== 'object' || payload === null) return run(payload);
+      let byAudience = executions.get(payload);
+      if (!byAudience) executions.set(payload, (byAudience = new Map()));
+      let result = byAudience.get(audience);
+      if (!result) byAudience.set(audience, (result = run(payload)));
+      return result;
+    };
+    const events = source[Symbol.asyncIterator]();
+    const mapped: AsyncGenerator<ExecutionResult> = {
+      async next() {
+        const event = await events.next();
+        return event.done ? { done: true, value: undefined } : { done: false, value: await shared(event.value) };
+      },
+      async return() {
+        await events.return?.();
+        return { done: true, value: undefined };
+      },
+      async throw(error) {
+        await events.return?.();
+        throw error;
+      },
+      [Symbol.asyncIterator]: () => mapped,
+    };
+    return mapped;
+  };
+
+  return {
+    onSubscribe({ setSubscribeFn }) {
+      setSubscribeFn(subscribe as never);
+    },
+  };
+}
