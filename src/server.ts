@@ -110,7 +110,9 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       },
     },
     plugins: [
-      // First, so that its result hooks see every refusal, including those of the limits below.
+      // Before every plugin that wraps the subscribe function (tracing), which then wraps this one.
+      useSharedSubscriptionExecution(),
+      // First with result hooks, so that they see every refusal, including those of the limits below.
       logClientErrors(logger),
       useOperationTelemetry(deps.probes?.metrics),
       EnvelopArmorPlugin({
@@ -126,8 +128,6 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       // After hideEverySuggestion, whose result hooks then also see these refusals.
       useQueryCost({ maxCost: QUERY_COST.maxCost, exposeLimits: !production }),
       useResponseSizeLimit(config.maxResponseBytes),
-      // After the size limit: a shared execution reads the budget it was charged to.
-      useSharedSubscriptionExecution(),
       jsonBodiesOnly(),
       sessions.plugin(),
       ...(production ? [] : [useGraphiQLAssets(GRAPHQL_PATH)]),
