@@ -7,6 +7,7 @@ import type { RunRow } from '../../src/db/database.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import { eventually } from '../helpers/instances.ts';
 import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, wsClient } from '../helpers/runs.ts';
 import { THROWN_CANARY } from '../fixtures/tool-modules/probes.ts';
 import { HANG_STARTED, MCP_ARTIFACT_CANARY } from '../fixtures/tool-modules/mcp-probes.ts';
@@ -68,7 +69,12 @@ describe.each(TEST_DATABASES)('MCP serve: sessions, runs and access (%s)', (kind
     const response = await rawInitialize(base, `?configuration=${encodeURIComponent(configurationId)}`, { authorization: `Bearer ${alice.token}`, accept: 'text/html' });
     expect(response.status).toBe(406);
     expect(response.headers.get('mcp-session-id')).toBeNull();
-    const runs = await t.gql(MCP_RUNS, { filter: { kind: 'MCP', configurationId } }, alice.token);
+    // Settled right after the refusal was sent: wait for it rather than race it.
+    const runs = await eventually(
+      () => t.gql(MCP_RUNS, { filter: { kind: 'MCP', configurationId } }, alice.token),
+      (result) => result.data?.runs.edges.every((edge) => edge.node.status !== 'RUNNING') === true,
+      'the refused session to be settled',
+    );
     expect(runs.data!.runs.edges.map((edge) => [edge.node.status, edge.node.errorMessage])).toEqual([
       ['CANCELLED', 'The MCP client did not complete the session handshake.'],
     ]);
