@@ -2,49 +2,41 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import type { DbKind } from '../../src/db/create-db.ts';
 import { REDIS_SERVER, startPrivateRedis, uniquePrefix, type PrivateRedis } from '../helpers/redis.ts';
 
-describe.each(TEST_DATABASES)('/health and /ready on %s', (kind) => {
-  let t: TestApp;
-  let base: string;
-
+/** A started app of the given kind, for each test of a describe block, and its /ready answer. */
+function servedApp(kind: DbKind) {
+  const app = {} as { t: TestApp; base: string };
   beforeAll(async () => {
-    t = await startTestApp(kind);
-    base = (await t.app.server.start()).url.replace(/\/graphql$/, '');
+    app.t = await startTestApp(kind);
+    app.base = (await app.t.app.server.start()).url.replace(/\/graphql$/, '');
   });
-  afterAll(() => t.stop());
-
+  afterAll(() => app.t.stop());
   const ready = async () => {
-    const response = await fetch(`${base}/ready`);
+    const response = await fetch(`${app.base}/ready`);
     return { status: response.status, body: (await response.json()) as unknown };
   };
+  return { app, ready };
+}
+
+describe.each(TEST_DATABASES)('/health and /ready on %s', (kind) => {
+  const { app, ready } = servedApp(kind);
 
   it('should say ready when the database answers, and keep /metrics off without a token', async () => {
-    expect((await fetch(`${base}/health`)).status).toBe(200);
+    expect((await fetch(`${app.base}/health`)).status).toBe(200);
     expect(await ready()).toEqual({ status: 200, body: { ready: true, checks: { database: 'ok' } } });
-    expect((await fetch(`${base}/ready`, { method: 'POST' })).status).toBe(405);
-    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+    expect((await fetch(`${app.base}/ready`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${app.base}/metrics`)).status).toBe(404);
   });
 });
 
 // A stopped database needs a server to stop: PostgreSQL only (the embedded one lives in the process).
 describe.each(TEST_DATABASES.filter((kind) => kind === 'postgres'))('/ready when the database stops, on %s', (kind) => {
-  let t: TestApp;
-  let base: string;
-
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-    base = (await t.app.server.start()).url.replace(/\/graphql$/, '');
-  });
-  afterAll(() => t.stop());
-
-  const ready = async () => {
-    const response = await fetch(`${base}/ready`);
-    return { status: response.status, body: (await response.json()) as unknown };
-  };
+  const { app, ready } = servedApp(kind);
 
   it('should answer 503 while the database refuses connections, and recover', async () => {
-    const name = new URL(t.database.databaseUrl!).pathname.slice(1);
+    const name = new URL(app.t.database.databaseUrl!).pathname.slice(1);
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
     try {
@@ -53,8 +45,8 @@ describe.each(TEST_DATABASES.filter((kind) => kind === 'postgres'))('/ready when
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
       const down = await ready();
       expect(down).toEqual({ status: 503, body: { ready: false, checks: { database: 'unavailable' } } });
-      expect((await fetch(`${base}/health`)).status).toBe(200);
-      expect(t.logs.text()).toContain('readiness check failed');
+      expect((await fetch(`${app.base}/health`)).status).toBe(200);
+      expect(app.t.logs.text()).toContain('readiness check failed');
     } finally {
       await admin.query(`alter database ${name} allow_connections true`);
       await admin.end();
