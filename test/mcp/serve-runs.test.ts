@@ -222,8 +222,13 @@ describe.each(TEST_DATABASES)('MCP serve: sessions, runs and access (%s)', (kind
     await mcp.client.close();
     const response = await rawInitialize(base, '?configuration=tools', { authorization: `Bearer ${bob.token}` });
     expect(response.status).toBe(401);
-    const runs = await t.gql(MCP_RUNS, { filter: { kind: 'MCP', userId: bob.id } });
-    expect(runs.data!.runs.edges.map((edge) => edge.node.status)).toEqual(['CANCELLED']);
+    // The revocation ends the session as it arrives; its run is settled just after (not in the mutation).
+    const statuses = await eventually(
+      async () => (await t.gql(MCP_RUNS, { filter: { kind: 'MCP', userId: bob.id } })).data!.runs.edges.map((edge) => edge.node.status),
+      (seen) => !seen.includes('RUNNING'),
+      "bob's session run to be settled",
+    );
+    expect(statuses).toEqual(['CANCELLED']);
   });
 
   it('should keep tokens and thrown secrets out of responses, logs and stored runs (canary)', async () => {
