@@ -9,8 +9,9 @@ import { oversizeRefusalFor } from './response-size.ts';
  * operation (document, operation name, variables) and the same viewer (id and admin role: what the
  * resolvers may show depends on nothing else). A thousand dashboards on one run cost one execution
  * per event instead of a thousand. It applies to events that are one object for every subscriber
- * (the run streams hand out one step event per bus event and copy: `stepEventFor`); any other event
- * is executed per subscriber as before.
+ * (the run streams hand out one step event per bus event and copy: `stepEventFor`; the live runs
+ * list one update per run state: services/run-feeds.ts); any other event is executed per subscriber
+ * as before.
  *
  * The execution is remembered in a WeakMap keyed by the event object, so it lives as long as the
  * event. It runs without the first subscriber's abort signal (that subscriber leaving must not fail

@@ -44,6 +44,20 @@ type Position = readonly [version: number, sequence: number];
 const after = (a: Position, b: Position) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 const positionOf = (run: RunRow): Position => [run.state_version, 0];
 
+/**
+ * Every feed of this process hands out the same objects for the same state, so that the GraphQL
+ * layer can execute an update once for all subscribers of one audience (src/graphql/shared-execution.ts):
+ * the row a step's progress makes of a row (every feed that saw the run start derives from the same
+ * `started` row, so the chain stays shared), and the live update wrapping a row.
+ */
+const progressedRows = new WeakMap<RunRow, { readonly event: object; readonly row: RunRow }>();
+const liveUpdates = new WeakMap<RunRow, RunUpdate>();
+const liveUpdateOf = (run: RunRow): RunUpdate => {
+  let update = liveUpdates.get(run);
+  if (!update) liveUpdates.set(run, (update = { run, snapshot: false }));
+  return update;
+};
+
 /** Releases the bus subscription when the feed ends, however it ends. */
 function feedStream<T>(source: () => Promise<IteratorResult<T>>, release: () => void): AsyncGenerator<T> {
   let released = false;
@@ -127,14 +141,18 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
         const { progress } = event;
         // Only LLM steps move the totals; a REQUEST or TOOL step shows nothing new on a list.
         if (progress.iterations === entry.row.iterations && progress.usage.promptTokens === entry.row.prompt_tokens && progress.usage.completionTokens === entry.row.completion_tokens) return;
-        const row: RunRow = {
-          ...entry.row,
-          iterations: Math.max(entry.row.iterations, progress.iterations),
-          prompt_tokens: progress.usage.promptTokens,
-          completion_tokens: progress.usage.completionTokens,
-          estimated_cost: progress.usage.cost,
-        };
-        return accept(row, [event.stateVersion, event.sequence], false);
+        let derived = progressedRows.get(entry.row);
+        if (derived?.event !== event) {
+          const row: RunRow = {
+            ...entry.row,
+            iterations: Math.max(entry.row.iterations, progress.iterations),
+            prompt_tokens: progress.usage.promptTokens,
+            completion_tokens: progress.usage.completionTokens,
+            estimated_cost: progress.usage.cost,
+          };
+          progressedRows.set(entry.row, (derived = { event, row }));
+        }
+        return accept(derived.row, [event.stateVersion, event.sequence], false);
       }
       case 'suspended':
       case 'decided':
@@ -171,7 +189,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       }
       if (!pumping) void pump();
       const next = await outbox.next();
-      return next.done ? next : { value: { run: next.value.value, snapshot: false }, done: false };
+      return next.done ? next : { value: liveUpdateOf(next.value.value), done: false };
     },
     () => {
       snapshotLeft = [];

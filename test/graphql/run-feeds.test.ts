@@ -7,9 +7,9 @@ import type { ApprovalFeedEventFieldsFragment, RunUpdateFieldsFragment } from '.
 import { randomUUID } from 'node:crypto';
 import type { RunRow } from '../../src/db/database.ts';
 import { findRunsByIds } from '../../src/db/repositories/runs.ts';
-import { runUpdates } from '../../src/services/run-feeds.ts';
+import { runUpdates, type RunUpdate } from '../../src/services/run-feeds.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';
-import { createRunEventBus, SubscriberOverflowError } from '../../src/runtime/events.ts';
+import { createRunEventBus, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member, textOf } from '../helpers/documents.ts';
@@ -318,6 +318,31 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
     ]);
     await feed.return(undefined);
     expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it('should hand every feed the same update objects for the same run state, so one GraphQL execution serves them all', async () => {
+    const bus = createRunEventBus<RunRow>();
+    const [template] = await findRunsByIds(t.app.services.db, [decodeGlobalID((await start(alice.token, quick)).id).id]);
+    const filter = { ...NO_RUN_FILTER, createdFrom: new Date(Date.now() + 60_000) };
+    const feeds = await Promise.all([1, 2, 3].map(() => runUpdates({ ...t.app.services, bus }, filter, { windowMs: 0 })));
+    const running = { ...template!, id: randomUUID(), status: 'RUNNING' as const, state_version: 0, finished_at: null, termination_reason: null, created_at: new Date(Date.now() + 120_000) };
+    const received: RunUpdate[][] = feeds.map(() => []);
+    // One event at a time, each read by every feed before the next (else the outbox would fold them).
+    for (const event of [
+      { type: 'started', runId: running.id, run: running },
+      { type: 'step', runId: running.id, sequence: 1, stateVersion: 0, progress: { iterations: 1, usage: { promptTokens: 5, completionTokens: 2, cost: 0 } }, full: {} as never, filtered: {} as never },
+      { type: 'finished', runId: running.id, finalContent: null, run: { ...running, status: 'COMPLETED', state_version: 1, finished_at: new Date() } },
+    ] satisfies RunBusEvent<RunRow>[]) {
+      bus.publish(event);
+      for (const [index, feed] of feeds.entries()) received[index]!.push((await feed.next()).value as RunUpdate);
+    }
+    expect(received[0]!.map((update) => [update.run.status, update.run.iterations, update.run.prompt_tokens, update.snapshot])).toEqual([
+      ['RUNNING', running.iterations, running.prompt_tokens, false],
+      ['RUNNING', 1, 5, false],
+      ['COMPLETED', running.iterations, running.prompt_tokens, false],
+    ]);
+    for (const other of received.slice(1)) other.forEach((update, index) => expect(update).toBe(received[0]![index]));
+    await Promise.all(feeds.map((feed) => feed.return(undefined)));
   });
 
   it('should cut off a reader that stops reading, with an error saying to subscribe again', async () => {
