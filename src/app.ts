@@ -46,6 +46,11 @@ export interface AppOptions {
   readonly logDestination?: DestinationStream;
   /** Start a new embedded database from this dump (see DbOptions.pgliteTemplate). */
   readonly pgliteTemplate?: Blob;
+  /**
+   * The database, already being opened by the caller (src/main.ts opens the embedded one while the
+   * server's modules load); closed here if the start fails. Default: opened here, after Redis.
+   */
+  readonly database?: Promise<DbHandle>;
 }
 
 export interface Runtime {
@@ -82,7 +87,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     // Redis first: an instance that cannot join its deployment stops before touching the database.
     const cluster = await connectCluster(config, logger);
     transport = cluster.transport;
-    handle = await createDb({ ...config, pgliteTemplate: options.pgliteTemplate });
+    handle = await (options.database ?? createDb({ ...config, pgliteTemplate: options.pgliteTemplate }));
     const applied = await migrateToLatest(handle.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
     const admin = await bootstrapAdmin(handle.db, config.adminToken);
@@ -169,7 +174,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
   } catch (error) {
     await tracing?.shutdown();
     await transport?.close();
-    await handle?.close();
+    await (handle ?? (await options.database?.catch(() => null)))?.close();
     throw error;
   }
 }

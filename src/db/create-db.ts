@@ -36,6 +36,15 @@ export interface DbOptions {
 const INT8_OID = 20;
 
 /**
+ * How the server starts the embedded database: PGlite's own parameters, with 16 MB of shared buffers
+ * instead of PostgreSQL's 128 MB. PGlite touches its whole buffer pool when it starts, so the pool is
+ * resident memory from the first second (about 120 MB of a newcomer's first start); the embedded
+ * database is small, and what falls out of the pool is read back from the operating system's cache.
+ * A deployment that outgrows this is one for PostgreSQL (DATABASE_URL).
+ */
+export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
  * bigint (token totals, counts, sums cast to bigint) read as PGlite reads it: a number while it is
  * a safe integer, a BigInt beyond (never silently rounded). `pg` alone reads it as a string, which
  * `+` would concatenate. Operator data is not concerned: the data tools read every cell as text.
@@ -65,7 +74,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
   if (dataPath === 'memory://') {
     const template = options.pgliteTemplate ?? (await initdbInChild('memory://')).dump;
-    const client = await PGlite.create(dataPath, template ? { loadDataDir: template } : {});
+    const client = await PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(template ? { loadDataDir: template } : {}) });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
   }
@@ -80,7 +89,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       rmSync(dataPath, { recursive: true, force: true });
       mkdirSync(dataPath, { recursive: true });
     }
-    const client = await PGlite.create(dataPath, options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
+    const client = await PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {

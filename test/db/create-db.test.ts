@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb, initdbInChild } from '../../src/db/create-db.ts';
 
@@ -42,6 +43,12 @@ describe('creating the embedded database', () => {
     } finally {
       await client.close();
     }
+    const server = await createDb({ databaseUrl: null, dataDir: 'memory://', pgliteTemplate: dump });
+    try {
+      expect((await sql<{ shared_buffers: string }>`show shared_buffers`.execute(server.db)).rows).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 
   it('should open a fresh data directory, and open it again after closing (the data kept)', async () => {
@@ -53,6 +60,8 @@ describe('creating the embedded database', () => {
     const again = await createDb({ databaseUrl: null, dataDir });
     try {
       expect(await again.db.selectFrom('kept' as never).selectAll().execute()).toEqual([{ value: 'still here' }]);
+      // The small buffer pool of the embedded server (resident from the start: PGLITE_START_PARAMS).
+      expect((await sql<{ shared_buffers: string }>`show shared_buffers`.execute(again.db)).rows).toEqual([{ shared_buffers: '16MB' }]);
     } finally {
       await again.close();
     }
