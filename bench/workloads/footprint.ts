@@ -3,10 +3,11 @@
  * tree right after the first GraphQL answer, for four ways of starting — a first start on a fresh
  * embedded data directory, a restart on that same directory, `AIRLOCK_DATA_DIR=memory://`, and
  * PostgreSQL — each the median of `repetitions` starts, interleaved (one of each per round).
- * The command is what `npm start` runs (`tsx src/main.ts`), so tsx's own process is counted.
+ * The command is what `npm start` runs (package.json's `start`), so every process it makes is counted.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { installedClusterTemplate } from '../../src/db/create-db.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPrivateDatabase, postgresAvailable } from '../lib/airlock.ts';
@@ -15,9 +16,10 @@ import { progress, progressDone } from '../lib/progress.ts';
 import { measureStart, type StartSample } from '../lib/start.ts';
 import { fmt, median, ratio, renderTable } from '../lib/stats.ts';
 
-type Variant = 'first' | 'restart' | 'memory' | 'postgres';
+type Variant = 'first' | 'firstWithoutTemplate' | 'restart' | 'memory' | 'postgres';
 const LABEL: Record<Variant, string> = {
   first: 'first start, embedded (fresh data directory)',
+  firstWithoutTemplate: 'first start without the template npm ci prepares',
   restart: 'restart, embedded (same data directory)',
   memory: 'embedded, AIRLOCK_DATA_DIR=memory://',
   postgres: 'PostgreSQL (DATABASE_URL)',
@@ -29,10 +31,14 @@ export interface FootprintResult {
   readonly table: string;
 }
 
-const NPM_START = [path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), 'src/main.ts'];
+/** Exactly what `npm start` runs (package.json), without npm's own process. */
+const START_SCRIPT: string = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start;
+const NPM_START = START_SCRIPT.split(' ').map((word) => (word === 'node' ? process.execPath : word));
 
 export async function runFootprint(options: { readonly repetitions: number }): Promise<FootprintResult> {
-  const samples: Record<Variant, StartSample[]> = { first: [], restart: [], memory: [], postgres: [] };
+  const samples: Record<Variant, StartSample[]> = { first: [], firstWithoutTemplate: [], restart: [], memory: [], postgres: [] };
+  const template = installedClusterTemplate();
+  const templateAside = `${template}.bench-aside`;
   const database = (await postgresAvailable()) ? await createPrivateDatabase() : null;
   const masterKey = randomBytes(32).toString('base64');
   const directories: string[] = [];
@@ -43,6 +49,18 @@ export async function runFootprint(options: { readonly repetitions: number }): P
       const step = (variant: Variant) => progress(`[footprint] round ${round + 1}/${options.repetitions}: ${LABEL[variant]}`);
       step('first');
       samples.first.push(await measureStart(NPM_START, { AIRLOCK_DATA_DIR: dataDir, DATABASE_URL: '' }));
+      if (existsSync(template)) {
+        // As after `npm ci --ignore-scripts`: the start runs initdb (in a child process) itself.
+        step('firstWithoutTemplate');
+        const bare = mkdtempSync(path.join(tmpdir(), 'airlock-footprint-'));
+        directories.push(bare);
+        renameSync(template, templateAside);
+        try {
+          samples.firstWithoutTemplate.push(await measureStart(NPM_START, { AIRLOCK_DATA_DIR: bare, DATABASE_URL: '' }));
+        } finally {
+          renameSync(templateAside, template);
+        }
+      }
       step('restart');
       samples.restart.push(await measureStart(NPM_START, { AIRLOCK_DATA_DIR: dataDir, DATABASE_URL: '' }));
       step('memory');
@@ -62,7 +80,13 @@ export async function runFootprint(options: { readonly repetitions: number }): P
     samples[variant].length === 0
       ? null
       : { listeningMs: median(samples[variant].map((sample) => sample.listeningMs)), rssMiB: median(samples[variant].map((sample) => sample.rssMiB)) };
-  const medians = { first: medianOf('first'), restart: medianOf('restart'), memory: medianOf('memory'), postgres: medianOf('postgres') };
+  const medians = {
+    first: medianOf('first'),
+    firstWithoutTemplate: medianOf('firstWithoutTemplate'),
+    restart: medianOf('restart'),
+    memory: medianOf('memory'),
+    postgres: medianOf('postgres'),
+  };
   const rows = (Object.keys(LABEL) as Variant[]).map((variant) => {
     const figure = medians[variant];
     const spread = samples[variant].map((sample) => sample.listeningMs);
@@ -75,7 +99,7 @@ export async function runFootprint(options: { readonly repetitions: number }): P
     ];
   });
   const table = [
-    `\`npm start\` (tsx src/main.ts), ${options.repetitions} rounds of each, interleaved; medians; RSS summed over the process tree after the first answer`,
+    `\`npm start\` (${START_SCRIPT}), ${options.repetitions} rounds of each, interleaved; medians; RSS summed over the process tree after the first answer`,
     renderTable(['start', 'to listening s', 'min–max s', 'RSS MiB', 'RSS × PostgreSQL'], rows),
   ].join('\n');
   return { samples, median: medians, table };

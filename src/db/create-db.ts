@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once as onceEvent } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -31,6 +32,12 @@ export interface DbOptions {
    * initdb, which costs seconds; the test suite uses one per worker. Ignored for PostgreSQL.
    */
   readonly pgliteTemplate?: Blob;
+  /**
+   * A file holding a pristine cluster's dump, to create a NEW embedded cluster from (loading it takes
+   * about a second, initdb about four): default the one `npm ci` leaves (installedClusterTemplate);
+   * null: none. A missing or unusable file only means initdb runs instead.
+   */
+  readonly clusterTemplate?: string | null;
 }
 
 const INT8_OID = 20;
@@ -72,9 +79,14 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: once(() => db.destroy()) };
   }
   const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
+  const clusterTemplate = options.clusterTemplate === undefined ? installedClusterTemplate() : options.clusterTemplate;
   if (dataPath === 'memory://') {
-    const template = options.pgliteTemplate ?? (await initdbInChild('memory://')).dump;
-    const client = await PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(template ? { loadDataDir: template } : {}) });
+    const open = (template: Blob | undefined) =>
+      PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(template ? { loadDataDir: template } : {}) });
+    const installed = options.pgliteTemplate ? null : readTemplate(clusterTemplate);
+    const client = installed
+      ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
+      : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
   }
@@ -83,11 +95,13 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const lock = lockDataDir(path.dirname(dataPath));
   try {
     mkdirSync(dataPath, { recursive: true });
-    // A new cluster is created by a child process (initdbInChild), unless a dump is given.
-    if (!options.pgliteTemplate && !existsSync(path.join(dataPath, 'PG_VERSION')) && !(await initdbInChild(dataPath)).ok) {
-      // Whatever the child left is not a cluster: this process creates it from nothing.
-      rmSync(dataPath, { recursive: true, force: true });
-      mkdirSync(dataPath, { recursive: true });
+    // A new cluster is created by a child process (initdbInChild) — from the installed template when
+    // there is one, else by initdb — unless a dump is given.
+    if (!options.pgliteTemplate && !existsSync(path.join(dataPath, 'PG_VERSION'))) {
+      const template = clusterTemplate !== null && existsSync(clusterTemplate) ? clusterTemplate : undefined;
+      const created = (template && (await initdbInChild(dataPath, template)).ok) || (await initdbInChild(emptied(dataPath))).ok;
+      // Whatever the children left is not a cluster: this process creates it from nothing.
+      if (!created) emptied(dataPath);
     }
     const client = await PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
@@ -98,35 +112,75 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   }
 }
 
+/** A directory made empty (what a failed attempt at creating a cluster left is removed). */
+function emptied(directory: string): string {
+  rmSync(directory, { recursive: true, force: true });
+  mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+/**
+ * Where `npm ci` leaves a pristine cluster's dump (postinstall: src/db/template-cli.ts), next to the
+ * PGlite it was made with and named by its version, so that another PGlite never loads it.
+ */
+export function installedClusterTemplate(): string {
+  const pglitePackage = fileURLToPath(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')));
+  const { version } = JSON.parse(readFileSync(pglitePackage, 'utf8')) as { version: string };
+  const nodeModules = path.dirname(path.dirname(path.dirname(pglitePackage)));
+  return path.join(nodeModules, '.cache', 'airlock', `pglite-${version}.tar`);
+}
+
+const readTemplate = (file: string | null): Blob | null => {
+  try {
+    return file === null ? null : new Blob([readFileSync(file)]);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Writes a pristine cluster's dump to `file` (made by initdb in a child process; written to a
+ * temporary name, then renamed, so that a reader never sees half a file).
+ */
+export async function writeClusterTemplate(file: string = installedClusterTemplate()): Promise<void> {
+  const { ok, dump } = await initdbInChild('memory://');
+  if (!ok || !dump) throw new Error('initdb did not create a cluster (see its output above)');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  renameSync(partial, file);
+}
+
 /**
  * The program of the initdb child: plain JavaScript (no TypeScript loader to start), the PGlite
  * module by its resolved URL (whatever the working directory). Arguments: the target (a directory, or
- * `memory://`), then for `memory://` the file to write the cluster's dump to.
+ * `memory://`), the file to write the cluster's dump to (for `memory://`; else empty), and the dump
+ * to create the cluster from instead of running initdb (optional).
  */
 const INITDB_PROGRAM = (pglite: string) => `
-const [target, dumpFile] = process.argv.slice(1);
+const [target, dumpFile, templateFile] = process.argv.slice(1);
 const { PGlite } = await import(${JSON.stringify(pglite)});
-const client = await PGlite.create(target);
-if (dumpFile) {
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
-}
+const { readFile, writeFile } = await import('node:fs/promises');
+const client = await PGlite.create(target, templateFile ? { loadDataDir: new Blob([await readFile(templateFile)]) } : {});
+if (dumpFile) await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
 await client.close();
 `;
 
 /**
  * Runs initdb in a short-lived child process, so that this process never holds its memory: PGlite's
  * WebAssembly heap grows to about 800 MB while it creates a cluster and never gives it back, while
- * opening an existing one needs about a third of that. For a directory, the cluster is left there;
- * for `memory://`, its dump is returned to load. `ok` is false when the child could not do it: the
+ * opening an existing one needs about a third of that. With `templateFile` (a pristine cluster's
+ * dump) the cluster is loaded from it instead of made by initdb. For a directory, the cluster is left
+ * there; for `memory://`, its dump is returned to load. `ok` is false when the child could not do it: the
  * caller then creates the cluster itself, as before (holding initdb's memory, never wrong).
  */
-export async function initdbInChild(target: string): Promise<{ ok: boolean; dump?: Blob }> {
+export async function initdbInChild(target: string, templateFile?: string): Promise<{ ok: boolean; dump?: Blob }> {
   const scratch = target === 'memory://' ? mkdtempSync(path.join(tmpdir(), 'airlock-initdb-')) : null;
   const dumpFile = scratch ? path.join(scratch, 'cluster.tar') : null;
   try {
     const program = INITDB_PROGRAM(import.meta.resolve('@electric-sql/pglite'));
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program, target, ...(dumpFile ? [dumpFile] : [])], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const args = [target, dumpFile ?? '', ...(templateFile ? [templateFile] : [])];
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
     const [code] = (await onceEvent(child, 'exit')) as [number | null];
     if (code !== 0) return { ok: false };
     return dumpFile ? { ok: true, dump: new Blob([readFileSync(dumpFile)]) } : { ok: true };
