@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDb, initdbInChild } from '../../src/db/create-db.ts';
+import { createDb, initdbInChild, writeClusterTemplate } from '../../src/db/create-db.ts';
 
 /**
  * A new embedded cluster is created (initdb) by a short-lived child process, so that the server never
@@ -66,6 +66,42 @@ describe('creating the embedded database', () => {
       await again.close();
     }
   }, 60_000);
+
+  it('should create a new cluster from the template npm ci prepares, directory and memory://, and run initdb when the template is unusable', async () => {
+    // A template of our own (writeClusterTemplate, as the postinstall does) with a marker table, so
+    // that a database made from it is told apart from one made by initdb.
+    const plain = path.join(scratch(), 'plain.tar');
+    await writeClusterTemplate(plain);
+    const maker = await PGlite.create('memory://', { loadDataDir: new Blob([readFileSync(plain)]) });
+    await maker.exec(`create table made_from_template (id int); insert into made_from_template values (7)`);
+    const marked = path.join(scratch(), 'marked.tar');
+    writeFileSync(marked, Buffer.from(await (await maker.dumpDataDir('none')).arrayBuffer()));
+    await maker.close();
+    const garbage = path.join(scratch(), 'garbage.tar');
+    writeFileSync(garbage, 'not a cluster');
+
+    const marker = async (handle: Awaited<ReturnType<typeof createDb>>) => {
+      try {
+        const found = await sql<{ id: number }>`select id from made_from_template`.execute(handle.db).then(
+          (result) => result.rows,
+          () => null,
+        );
+        // Usable either way: the app's own tables can be made.
+        await handle.db.schema.createTable('probe').addColumn('value', 'text').execute();
+        return found;
+      } finally {
+        await handle.close();
+      }
+    };
+    expect(await marker(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: marked }))).toEqual([{ id: 7 }]);
+    expect(await marker(await createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: marked }))).toEqual([{ id: 7 }]);
+    const [directory, memory] = await Promise.all([
+      createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: garbage }),
+      createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: garbage }),
+    ]);
+    expect(await marker(directory)).toBeNull();
+    expect(await marker(memory)).toBeNull();
+  }, 120_000);
 
   it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {
     const file = path.join(scratch(), 'not-a-directory');
