@@ -3,7 +3,7 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, footprint
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, mcp, footprint
  *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
@@ -26,10 +26,11 @@ import { runMicro } from '../workloads/micro.ts';
 import { runPersistence } from '../workloads/persistence.ts';
 import { runTracing } from '../workloads/tracing.ts';
 import { footprintTargets, runFootprint } from '../workloads/footprint.ts';
-import { fmtRatio } from '../lib/stats.ts';
+import { runMcp, type McpResult } from '../workloads/mcp.ts';
+import { fmt, fmtRatio, ratio } from '../lib/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,footprint').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,mcp,footprint').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -167,6 +168,15 @@ async function main(): Promise<void> {
     };
   });
 
+  await attempt('mcp', 'MCP — tools/call through /mcp vs the SDK server without governance vs the tool function', async () => {
+    const result = await runMcp({ calls: quick ? 200 : 2_000, concurrencies: [1, 8], repetitions: quick ? 2 : 5, warmUpCalls: quick ? 100 : 1_000 });
+    return {
+      table: result.table,
+      targets: [{ target: 'MCP calls: measured (issue 17 set no target)', figure: mcpFigure(result), met: null }],
+      result,
+    };
+  });
+
   await attempt('footprint', 'Footprint — `npm start`: time to listening and RSS (first start, restart, memory://, PostgreSQL)', async () => {
     const result = await runFootprint({ repetitions: 3 });
     return { table: result.table, targets: footprintTargets(result), result };
@@ -232,4 +242,16 @@ try {
   await main();
 } finally {
   await cleanup();
+}
+
+function mcpFigure(result: McpResult): string {
+  const at = (server: 'airlock' | 'bare', concurrency: number) => result.figures.find((figure) => figure.server === server && figure.concurrency === concurrency)?.median;
+  return [1, 8]
+    .map((concurrency) => {
+      const [airlock, bare] = [at('airlock', concurrency), at('bare', concurrency)];
+      return airlock && bare
+        ? `c = ${concurrency}: ${fmt(airlock.callsPerSecond)} calls/s = ${fmtRatio(ratio(airlock.callsPerSecond, bare.callsPerSecond))} the bare SDK server's ${fmt(bare.callsPerSecond)}`
+        : `c = ${concurrency}: not measured`;
+    })
+    .join('; ');
 }
