@@ -96,7 +96,13 @@ export async function runMcp(options: McpOptions): Promise<McpResult> {
   step('starting the fake OpenAI server, Airlock and the bare SDK server');
   const fake = await startServer('bench/bin/fake-openai.ts', {}, /listening (\d+)/);
   const bare = await startServer('bench/bin/bare-mcp.ts', {}, /listening (\d+)/);
-  const airlock = await startAirlock(kind, { fakeBaseUrl: `http://127.0.0.1:${fake.ready[1]}/v1`, k: 3 });
+  // BENCH_MCP_PROFILE_DIR=<dir>: the Airlock server writes a V8 CPU profile there when it stops.
+  const profileDir = process.env.BENCH_MCP_PROFILE_DIR;
+  const airlock = await startAirlock(kind, {
+    fakeBaseUrl: `http://127.0.0.1:${fake.ready[1]}/v1`,
+    k: 3,
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
   const endpoints: Record<Server, { url: URL; headers: Record<string, string>; pid: number }> = {
     airlock: {
       url: new URL(`/mcp?configuration=${encodeURIComponent(airlock.configurationId)}`, airlock.httpUrl),
