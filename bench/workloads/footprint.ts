@@ -7,9 +7,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { installedClusterTemplate } from '../../src/db/create-db.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { installedClusterTemplate } from '../../src/db/create-db.ts';
 import { createPrivateDatabase, postgresAvailable } from '../lib/airlock.ts';
 import { REPO_ROOT } from '../lib/children.ts';
 import { progress, progressDone } from '../lib/progress.ts';
