@@ -159,11 +159,18 @@ export async function writeClusterTemplate(file: string = installedClusterTempla
  */
 const INITDB_PROGRAM = (pglite: string) => `
 const [target, dumpFile, templateFile] = process.argv.slice(1);
-const { PGlite } = await import(${JSON.stringify(pglite)});
-const { readFile, writeFile } = await import('node:fs/promises');
-const client = await PGlite.create(target, templateFile ? { loadDataDir: new Blob([await readFile(templateFile)]) } : {});
-if (dumpFile) await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
-await client.close();
+try {
+  const { PGlite } = await import(${JSON.stringify(pglite)});
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const client = await PGlite.create(target, templateFile ? { loadDataDir: new Blob([await readFile(templateFile)]) } : {});
+  if (dumpFile) await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
+  await client.close();
+} catch (error) {
+  // One line, not Node's report of an uncaught error (which quotes PGlite's minified source).
+  const how = templateFile ? 'from the template ' + templateFile : 'by initdb';
+  console.error('Airlock: the embedded database could not be created ' + how + ' (' + (error instanceof Error ? error.message : String(error)) + '); trying another way.');
+  process.exit(1);
+}
 `;
 
 /**
