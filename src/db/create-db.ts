@@ -79,11 +79,11 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: once(() => db.destroy()) };
   }
   const dataPath = options.dataDir === 'memory://' ? 'memory://' : `${options.dataDir.replace(/\/+$/, '')}/pglite`;
-  const clusterTemplate = options.clusterTemplate === undefined ? installedClusterTemplate() : options.clusterTemplate;
+  // Looked up only when a new cluster is made without a dump (a restart reads nothing).
+  const clusterTemplate = () => (options.clusterTemplate === undefined ? installedClusterTemplate() : options.clusterTemplate);
   if (dataPath === 'memory://') {
-    const open = (template: Blob | undefined) =>
-      PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(template ? { loadDataDir: template } : {}) });
-    const installed = options.pgliteTemplate ? null : readTemplate(clusterTemplate);
+    const open = (dump: Blob | undefined) => openPGlite(dataPath, dump);
+    const installed = options.pgliteTemplate ? null : readTemplate(clusterTemplate());
     const client = installed
       ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
       : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
@@ -98,18 +98,24 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     // A new cluster is created by a child process (initdbInChild) — from the installed template when
     // there is one, else by initdb — unless a dump is given.
     if (!options.pgliteTemplate && !existsSync(path.join(dataPath, 'PG_VERSION'))) {
-      const template = clusterTemplate !== null && existsSync(clusterTemplate) ? clusterTemplate : undefined;
+      const file = clusterTemplate();
+      const template = file !== null && existsSync(file) ? file : undefined;
       const created = (template && (await initdbInChild(dataPath, template)).ok) || (await initdbInChild(emptied(dataPath))).ok;
       // Whatever the children left is not a cluster: this process creates it from nothing.
       if (!created) emptied(dataPath);
     }
-    const client = await PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
+    const client = await openPGlite(dataPath, options.pgliteTemplate);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {
     lock.release();
     throw error;
   }
+}
+
+/** The server's PGlite (PGLITE_START_PARAMS), from `dump` when one is given. */
+function openPGlite(dataPath: string, dump: Blob | undefined): Promise<PGlite> {
+  return PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(dump ? { loadDataDir: dump } : {}) });
 }
 
 /** A directory made empty (what a failed attempt at creating a cluster left is removed). */

@@ -59,7 +59,6 @@ export function oversizeRefusalFor(context: object): ExecutionResult | null {
 }
 
 export function useResponseSizeLimit(maxBytes: number): Plugin {
-
   const count = (budget: Budget, info: GraphQLResolveInfo, result: unknown) => {
     // `"key":` and a separator, then the value: a leaf as JSON, an object's braces, a list's brackets and commas.
     let bytes = responseKeyOf(info).length + 4;

@@ -42,8 +42,8 @@ export function useSharedSubscriptionExecution(): Plugin {
     );
     if (!isAsyncIterable(source)) return source as ExecutionResult;
     const audience = audienceOf(args);
+    const { signal: _signal, ...unsignalled } = args as ExecutionArgs & { signal?: AbortSignal };
     const run = async (payload: unknown): Promise<ExecutionResult> => {
-      const { signal: _signal, ...unsignalled } = args as ExecutionArgs & { signal?: AbortSignal };
       const result = (await execute({ ...unsignalled, rootValue: payload } as never)) as ExecutionResult;
       return (args.contextValue && oversizeRefusalFor(args.contextValue as object)) || result;
     };
