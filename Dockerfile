@@ -23,6 +23,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The pristine embedded cluster a first start copies (npm ci's postinstall could not make it above:
+# it needs the build). Without it the first embedded start runs initdb, a few seconds longer.
+RUN node dist/src/db/template-cli.js
 # The embedded database (used when DATABASE_URL is unset) lives in /data, owned by the `node` user
 # the image already has (uid 1000). Mount a volume there to keep it.
 RUN mkdir -p /data && chown node:node /data

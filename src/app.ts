@@ -9,8 +9,7 @@ import { createToolData } from './db/repositories/tool-data.ts';
 import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
 import { createRunManager, runCancellationSchema, type RunCancellation } from './services/run-manager.ts';
-import { createRedisBroadcast, createRedisRunBus } from './cluster/bus.ts';
-import { connectRedis, describeRedisUrl, type RedisTransport } from './cluster/redis.ts';
+import type { RedisTransport } from './cluster/redis.ts';
 import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
 import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
@@ -194,6 +193,11 @@ async function connectCluster(config: Config, logger: Logger) {
       mcpCatalog: createLocalBroadcast<McpCatalogChange>(onListenerError('MCP catalogue changes')),
     };
   }
+  // Loaded only here: a single instance never loads the Redis client.
+  const [{ connectRedis, describeRedisUrl }, { createRedisBroadcast, createRedisRunBus }] = await Promise.all([
+    import('./cluster/redis.ts'),
+    import('./cluster/bus.ts'),
+  ]);
   const transport = await connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, logger: logger.child({ component: 'redis' }) });
   logger.info({ redis: describeRedisUrl(config.redisUrl), prefix: config.redisPrefix, instance: transport.instanceId }, 'live events and control travel over Redis');
   return {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 /** One file the console serves under /dashboard/. */
 export interface DashboardAsset {
@@ -26,6 +25,8 @@ const TYPES: Record<string, string> = {
  * static `index.html`. Takes a few hundred milliseconds; no bundle is committed.
  */
 export async function bundleDashboard(appDir: string = APP_DIR): Promise<DashboardAssets> {
+  // Loaded here, not by the server's start: a built server (dist/) reads the bundle instead.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: { app: path.join(appDir, 'main.js') },
     bundle: true,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once as onceEvent } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,9 +33,10 @@ export interface DbOptions {
    */
   readonly pgliteTemplate?: Blob;
   /**
-   * A file holding a pristine cluster's dump, to create a NEW embedded cluster from (loading it takes
-   * about a second, initdb about four): default the one `npm ci` leaves (installedClusterTemplate);
-   * null: none. A missing or unusable file only means initdb runs instead.
+   * A template folder (writeClusterTemplate) to create a NEW embedded cluster from: its cluster
+   * copied for a data directory (a fraction of a second; initdb takes about four), its dump loaded
+   * for `memory://`. Default: the one `npm ci` leaves (installedClusterTemplate); null: none. A
+   * missing, incomplete or unusable template only means initdb runs instead.
    */
   readonly clusterTemplate?: string | null;
 }
@@ -83,9 +84,13 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const clusterTemplate = () => (options.clusterTemplate === undefined ? installedClusterTemplate() : options.clusterTemplate);
   if (dataPath === 'memory://') {
     const open = (dump: Blob | undefined) => openPGlite(dataPath, dump);
-    const installed = options.pgliteTemplate ? null : readTemplate(clusterTemplate());
+    const template = options.pgliteTemplate ? null : clusterTemplate();
+    const installed = template === null ? null : readDump(path.join(template, TEMPLATE_DUMP));
     const client = installed
-      ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
+      ? await open(installed).catch(async () => {
+          process.exitCode = undefined; // as below: a failed PGlite start marks the process
+          return open((await initdbInChild('memory://')).dump);
+        })
       : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
@@ -95,16 +100,25 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const lock = lockDataDir(path.dirname(dataPath));
   try {
     mkdirSync(dataPath, { recursive: true });
-    // A new cluster is created by a child process (initdbInChild) — from the installed template when
-    // there is one, else by initdb — unless a dump is given.
-    if (!options.pgliteTemplate && !existsSync(path.join(dataPath, 'PG_VERSION'))) {
-      const file = clusterTemplate();
-      const template = file !== null && existsSync(file) ? file : undefined;
-      const created = (template && (await initdbInChild(dataPath, template)).ok) || (await initdbInChild(emptied(dataPath))).ok;
-      // Whatever the children left is not a cluster: this process creates it from nothing.
+    let client: PGlite;
+    if (options.pgliteTemplate || existsSync(path.join(dataPath, 'PG_VERSION'))) {
+      client = await openPGlite(dataPath, options.pgliteTemplate);
+    } else {
+      // A new cluster: a copy of the installed template's (a file copy, a fraction of a second), else
+      // one made by initdb in a child process, else (that failing too) by this process.
+      const template = clusterTemplate();
+      const copied = template !== null && copyTemplateCluster(template, emptied(dataPath));
+      const created = copied || (await initdbInChild(emptied(dataPath))).ok;
       if (!created) emptied(dataPath);
+      client = await openPGlite(dataPath, undefined).catch(async (error: unknown) => {
+        if (!copied) throw error;
+        // The template's copy does not open (a damaged cache): initdb after all. PGlite's failed
+        // start marks the process to exit with 1; this process has not failed.
+        process.exitCode = undefined;
+        if (!(await initdbInChild(emptied(dataPath))).ok) emptied(dataPath);
+        return openPGlite(dataPath, undefined);
+      });
     }
-    const client = await openPGlite(dataPath, options.pgliteTemplate);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {
@@ -125,56 +139,75 @@ function emptied(directory: string): string {
   return directory;
 }
 
+/** In a template folder: the pristine cluster, its dump (for memory://), and the mark of a complete one. */
+const TEMPLATE_CLUSTER = 'cluster';
+const TEMPLATE_DUMP = 'cluster.tar';
+const TEMPLATE_READY = 'ready';
+
 /**
- * Where `npm ci` leaves a pristine cluster's dump (postinstall: src/db/template-cli.ts), next to the
- * PGlite it was made with and named by its version, so that another PGlite never loads it.
+ * Where `npm ci` leaves a pristine cluster (postinstall: src/db/template-cli.ts), next to the PGlite
+ * it was made with and named by its version, so that another PGlite never uses it.
  */
 export function installedClusterTemplate(): string {
   const pglitePackage = fileURLToPath(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')));
   const { version } = JSON.parse(readFileSync(pglitePackage, 'utf8')) as { version: string };
   const nodeModules = path.dirname(path.dirname(path.dirname(pglitePackage)));
-  return path.join(nodeModules, '.cache', 'airlock', `pglite-${version}.tar`);
+  return path.join(nodeModules, '.cache', 'airlock', `pglite-${version}`);
 }
 
-const readTemplate = (file: string | null): Blob | null => {
+/** Copies the template's cluster into `target`; false (nothing copied) when there is no complete one. */
+function copyTemplateCluster(template: string, target: string): boolean {
+  if (!existsSync(path.join(template, TEMPLATE_READY))) return false;
   try {
-    return file === null ? null : new Blob([readFileSync(file)]);
+    cpSync(path.join(template, TEMPLATE_CLUSTER), target, { recursive: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const readDump = (file: string): Blob | null => {
+  try {
+    return new Blob([readFileSync(file)]);
   } catch {
     return null;
   }
 };
 
 /**
- * Writes a pristine cluster's dump to `file` (made by initdb in a child process; written to a
- * temporary name, then renamed, so that a reader never sees half a file).
+ * Writes a template folder at `folder`: a pristine cluster made by initdb in a child process, and its
+ * dump. Made under a temporary name, then renamed, so that a reader never sees half of one.
  */
-export async function writeClusterTemplate(file: string = installedClusterTemplate()): Promise<void> {
-  const { ok, dump } = await initdbInChild('memory://');
-  if (!ok || !dump) throw new Error('initdb did not create a cluster (see its output above)');
-  mkdirSync(path.dirname(file), { recursive: true });
-  const partial = `${file}.${process.pid}.partial`;
-  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-  renameSync(partial, file);
+export async function writeClusterTemplate(folder: string = installedClusterTemplate()): Promise<void> {
+  const partial = `${folder}.${process.pid}.partial`;
+  emptied(partial);
+  try {
+    const { ok } = await initdbInChild(path.join(partial, TEMPLATE_CLUSTER), path.join(partial, TEMPLATE_DUMP));
+    if (!ok) throw new Error('initdb did not create a cluster (see its output above)');
+    writeFileSync(path.join(partial, TEMPLATE_READY), `${new Date().toISOString()}\n`);
+    rmSync(folder, { recursive: true, force: true });
+    renameSync(partial, folder);
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
 }
 
 /**
  * The program of the initdb child: plain JavaScript (no TypeScript loader to start), the PGlite
  * module by its resolved URL (whatever the working directory). Arguments: the target (a directory, or
- * `memory://`), the file to write the cluster's dump to (for `memory://`; else empty), and the dump
- * to create the cluster from instead of running initdb (optional).
+ * `memory://`) and the file to write the cluster's dump to (optional).
  */
 const INITDB_PROGRAM = (pglite: string) => `
-const [target, dumpFile, templateFile] = process.argv.slice(1);
+const [target, dumpFile] = process.argv.slice(1);
 try {
   const { PGlite } = await import(${JSON.stringify(pglite)});
-  const { readFile, writeFile } = await import('node:fs/promises');
-  const client = await PGlite.create(target, templateFile ? { loadDataDir: new Blob([await readFile(templateFile)]) } : {});
+  const { writeFile } = await import('node:fs/promises');
+  const client = await PGlite.create(target);
   if (dumpFile) await writeFile(dumpFile, Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer()));
   await client.close();
 } catch (error) {
   // One line, not Node's report of an uncaught error (which quotes PGlite's minified source).
-  const how = templateFile ? 'from the template ' + templateFile : 'by initdb';
-  console.error('Airlock: the embedded database could not be created ' + how + ' (' + (error instanceof Error ? error.message : String(error)) + '); trying another way.');
+  console.error('Airlock: the embedded database could not be created by initdb (' + (error instanceof Error ? error.message : String(error)) + '); trying another way.');
   process.exit(1);
 }
 `;
@@ -182,21 +215,20 @@ try {
 /**
  * Runs initdb in a short-lived child process, so that this process never holds its memory: PGlite's
  * WebAssembly heap grows to about 800 MB while it creates a cluster and never gives it back, while
- * opening an existing one needs about a third of that. With `templateFile` (a pristine cluster's
- * dump) the cluster is loaded from it instead of made by initdb. For a directory, the cluster is left
- * there; for `memory://`, its dump is returned to load. `ok` is false when the child could not do it: the
- * caller then creates the cluster itself, as before (holding initdb's memory, never wrong).
+ * opening an existing one needs about a third of that. For a directory, the cluster is left there
+ * (and its dump written to `dumpFile` when one is named); for `memory://`, its dump is returned to
+ * load. `ok` is false when the child could not do it: the caller then creates the cluster itself, as
+ * before (holding initdb's memory, never wrong).
  */
-export async function initdbInChild(target: string, templateFile?: string): Promise<{ ok: boolean; dump?: Blob }> {
+export async function initdbInChild(target: string, dumpFile?: string): Promise<{ ok: boolean; dump?: Blob }> {
   const scratch = target === 'memory://' ? mkdtempSync(path.join(tmpdir(), 'airlock-initdb-')) : null;
-  const dumpFile = scratch ? path.join(scratch, 'cluster.tar') : null;
+  const dumpTo = scratch ? path.join(scratch, 'cluster.tar') : (dumpFile ?? '');
   try {
     const program = INITDB_PROGRAM(import.meta.resolve('@electric-sql/pglite'));
-    const args = [target, dumpFile ?? '', ...(templateFile ? [templateFile] : [])];
-    const child = spawn(process.execPath, ['--input-type=module', '-e', program, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program, target, dumpTo], { stdio: ['ignore', 'inherit', 'inherit'] });
     const [code] = (await onceEvent(child, 'exit')) as [number | null];
     if (code !== 0) return { ok: false };
-    return dumpFile ? { ok: true, dump: new Blob([readFileSync(dumpFile)]) } : { ok: true };
+    return scratch ? { ok: true, dump: new Blob([readFileSync(dumpTo)]) } : { ok: true };
   } catch {
     return { ok: false };
   } finally {

@@ -1,6 +1,6 @@
 import { installedClusterTemplate, writeClusterTemplate } from './create-db.ts';
 
-// `npm ci` (postinstall): prepares the pristine cluster a first embedded start loads instead of
+// `npm ci` (postinstall): prepares the pristine cluster a first embedded start copies instead of
 // running initdb (about 4 s saved on that start). Never fails the install: without the template the
 // first start runs initdb itself.
 const file = installedClusterTemplate();

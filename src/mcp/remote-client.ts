@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 
 /**
@@ -95,10 +94,19 @@ function boundedFetch(maxBytes: number, onOversize: () => void): typeof fetch {
  * Opens a session with the remote server, runs `work`, and closes it. Every failure becomes a
  * RemoteMcpError of a known kind; the deadline covers the handshake and the work together.
  */
+/** The SDK's client half, loaded at the first remote call or listing (not by every start). */
+let clientSdkLoading: Promise<typeof import('@modelcontextprotocol/sdk/client/index.js') & typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')> | undefined;
+const clientSdk = () =>
+  (clientSdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]).then(([client, transport]) => ({ ...client, ...transport })));
+
 async function withSession<T>(server: RemoteServer, options: RemoteOptions, work: (client: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let oversize = false;
+  const { Client, StreamableHTTPClientTransport } = await clientSdk();
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: { ...server.headers }, signal },
     fetch: boundedFetch(options.maxResponseBytes ?? MAX_REMOTE_RESPONSE_BYTES, () => (oversize = true)),

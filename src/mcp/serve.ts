@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../context.ts';
 import type { ConfigurationRow, Db } from '../db/database.ts';
 import { findConfigurationByName, findConfigurationsByIds } from '../db/repositories/configurations.ts';
@@ -56,6 +54,18 @@ function refuse(res: ServerResponse, status: number, code: number, message: stri
  * request, when their user loses access or their run is cancelled, and when the server stops.
  * Several instances need sticky sessions for /mcp (a session lives in the process that opened it).
  */
+/**
+ * The SDK's server half, loaded when the first session opens: about a quarter of a second of every
+ * start saved for the servers nobody reaches over MCP.
+ */
+let serverSdkLoading: Promise<typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js') & typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
+const serverSdk = () =>
+  (serverSdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({ ...server, ...transport, ...types })));
+
 export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; readonly version: string }): McpRoute {
   const { config, logger: baseLogger, db } = deps;
   const logger = baseLogger.child({ component: 'mcp' });
@@ -116,6 +126,7 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     if (req.method !== 'POST') return refuse(res, 400, SERVER_ERROR, 'Bad Request: no session; open one with an initialize request (POST).');
     const body = await readJson(req);
     if (!body.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
+    const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } = await serverSdk();
     if (!isInitializeRequest(body.value)) return refuse(res, 400, SERVER_ERROR, 'Bad Request: no session; open one with an initialize request.');
     const url = new URL(req.url ?? '/', 'http://localhost');
     const header = req.headers[CONFIGURATION_HEADER];

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -68,17 +68,25 @@ describe('creating the embedded database', () => {
   }, 60_000);
 
   it('should create a new cluster from the template npm ci prepares, directory and memory://, and run initdb when the template is unusable', async () => {
-    // A template of our own (writeClusterTemplate, as the postinstall does) with a marker table, so
-    // that a database made from it is told apart from one made by initdb.
-    const plain = path.join(scratch(), 'plain.tar');
-    await writeClusterTemplate(plain);
-    const maker = await PGlite.create('memory://', { loadDataDir: new Blob([readFileSync(plain)]) });
+    // A template of our own (writeClusterTemplate, as the postinstall does) with a marker table in its
+    // cluster and in its dump, so that a database made from it is told apart from one made by initdb.
+    const marked = path.join(scratch(), 'template');
+    await writeClusterTemplate(marked);
+    expect(readdirSync(marked).sort()).toEqual(['cluster', 'cluster.tar', 'ready']);
+    const maker = await PGlite.create(path.join(marked, 'cluster'));
     await maker.exec(`create table made_from_template (id int); insert into made_from_template values (7)`);
-    const marked = path.join(scratch(), 'marked.tar');
-    writeFileSync(marked, Buffer.from(await (await maker.dumpDataDir('none')).arrayBuffer()));
+    writeFileSync(path.join(marked, 'cluster.tar'), Buffer.from(await (await maker.dumpDataDir('none')).arrayBuffer()));
     await maker.close();
-    const garbage = path.join(scratch(), 'garbage.tar');
-    writeFileSync(garbage, 'not a cluster');
+    // Damaged: a cluster that does not open and a dump that does not load, marked complete.
+    const garbage = path.join(scratch(), 'garbage');
+    mkdirSync(path.join(garbage, 'cluster'), { recursive: true });
+    writeFileSync(path.join(garbage, 'cluster', 'PG_VERSION'), '17\n');
+    writeFileSync(path.join(garbage, 'cluster.tar'), 'not a cluster');
+    writeFileSync(path.join(garbage, 'ready'), 'yes');
+    // Incomplete (no `ready`: an install interrupted while writing it): not used at all.
+    const incomplete = path.join(scratch(), 'incomplete');
+    cpSync(marked, incomplete, { recursive: true });
+    rmSync(path.join(incomplete, 'ready'));
 
     const marker = async (handle: Awaited<ReturnType<typeof createDb>>) => {
       try {
@@ -93,14 +101,26 @@ describe('creating the embedded database', () => {
         await handle.close();
       }
     };
-    expect(await marker(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: marked }))).toEqual([{ id: 7 }]);
+    const fromTemplate = scratch();
+    expect(await marker(await createDb({ databaseUrl: null, dataDir: fromTemplate, clusterTemplate: marked }))).toEqual([{ id: 7 }]);
+    // The template itself is untouched (the probe table went into the copy).
+    const pristine = await PGlite.create(path.join(marked, 'cluster'));
+    expect((await pristine.query(`select to_regclass('probe') as probe`)).rows).toEqual([{ probe: null }]);
+    await pristine.close();
+    // A restart opens the copy as it is (the probe table made above is there).
+    const again = await createDb({ databaseUrl: null, dataDir: fromTemplate, clusterTemplate: garbage });
+    expect((await sql<{ probe: string }>`select to_regclass('probe')::text as probe`.execute(again.db)).rows).toEqual([{ probe: 'probe' }]);
+    await again.close();
     expect(await marker(await createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: marked }))).toEqual([{ id: 7 }]);
+    expect(await marker(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: incomplete }))).toBeNull();
     const [directory, memory] = await Promise.all([
       createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: garbage }),
       createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: garbage }),
     ]);
     expect(await marker(directory)).toBeNull();
     expect(await marker(memory)).toBeNull();
+    // PGlite's failed start on the damaged template does not leave this process marked as failed.
+    expect(process.exitCode).toBeFalsy();
   }, 120_000);
 
   it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {
