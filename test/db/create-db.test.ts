@@ -1,16 +1,17 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, initdbInChild, writeClusterTemplate } from '../../src/db/create-db.ts';
 
 /**
  * A new embedded cluster is created (initdb) by a short-lived child process, so that the server never
  * holds initdb's memory (about 800 MB of WebAssembly heap PGlite never gives back; the footprint
- * workload of `npm run bench` measures it). Here: that the child does create a usable cluster, for a
- * directory and for `memory://`, and that the server opens both.
+ * workload of `npm run bench` measures it), or copied from the template npm ci prepares. Here: that the
+ * child does create a usable cluster and template, that the server opens a copy of it, its dump, and
+ * falls back to initdb when the template is incomplete or damaged.
  */
 describe('creating the embedded database', () => {
   const directories: string[] = [];
@@ -21,28 +22,24 @@ describe('creating the embedded database', () => {
   };
   afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
 
-  it('should leave a cluster in a fresh directory, created by the child, that PGlite opens as an existing one', async () => {
-    const target = path.join(scratch(), 'pglite');
-    expect(await initdbInChild(target)).toEqual({ ok: true });
-    expect(existsSync(path.join(target, 'PG_VERSION'))).toBe(true);
-    const client = await PGlite.create(target);
+  // One template for the file (initdb is seconds of CPU): made as the postinstall makes it.
+  let template: string;
+  beforeAll(async () => {
+    template = path.join(scratch(), 'template');
+    await writeClusterTemplate(template);
+  }, 60_000);
+
+  it('should write a template: a cluster created by the child that PGlite opens as an existing one, its dump, and the mark of a complete one', async () => {
+    expect(readdirSync(template).sort()).toEqual(['cluster', 'cluster.tar', 'ready']);
+    expect(existsSync(path.join(template, 'cluster', 'PG_VERSION'))).toBe(true);
+    const client = await PGlite.create(path.join(template, 'cluster'));
     try {
       expect((await client.query<{ answer: number }>('select 41 + 1 as answer')).rows).toEqual([{ answer: 42 }]);
     } finally {
       await client.close();
     }
-  }, 60_000);
-
-  it('should hand back the dump of an in-memory cluster, which loads', async () => {
-    const { ok, dump } = await initdbInChild('memory://');
-    expect(ok).toBe(true);
-    expect(dump!.size).toBeGreaterThan(1_000_000);
-    const client = await PGlite.create('memory://', { loadDataDir: dump });
-    try {
-      expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await client.close();
-    }
+    const dump = new Blob([readFileSync(path.join(template, 'cluster.tar'))]);
+    expect(dump.size).toBeGreaterThan(1_000_000);
     const server = await createDb({ databaseUrl: null, dataDir: 'memory://', pgliteTemplate: dump });
     try {
       expect((await sql<{ shared_buffers: string }>`show shared_buffers`.execute(server.db)).rows).toEqual([{ shared_buffers: '16MB' }]);
@@ -68,11 +65,9 @@ describe('creating the embedded database', () => {
   }, 60_000);
 
   it('should create a new cluster from the template npm ci prepares, directory and memory://, and run initdb when the template is unusable', async () => {
-    // A template of our own (writeClusterTemplate, as the postinstall does) with a marker table in its
-    // cluster and in its dump, so that a database made from it is told apart from one made by initdb.
-    const marked = path.join(scratch(), 'template');
-    await writeClusterTemplate(marked);
-    expect(readdirSync(marked).sort()).toEqual(['cluster', 'cluster.tar', 'ready']);
+    // A copy of the template with a marker table in its cluster and in its dump, so that a database made from it is told apart from one made by initdb.
+    const marked = path.join(scratch(), 'marked');
+    cpSync(template, marked, { recursive: true });
     const maker = await PGlite.create(path.join(marked, 'cluster'));
     await maker.exec(`create table made_from_template (id int); insert into made_from_template values (7)`);
     writeFileSync(path.join(marked, 'cluster.tar'), Buffer.from(await (await maker.dumpDataDir('none')).arrayBuffer()));
