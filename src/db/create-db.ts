@@ -4,11 +4,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
+import { openPGliteThread, type PGliteThread } from './pglite-thread.ts';
 import type { Database, Db } from './database.ts';
 
 export type DbKind = 'postgres' | 'pglite';
@@ -44,13 +45,13 @@ export interface DbOptions {
 const INT8_OID = 20;
 
 /**
- * How the server starts the embedded database: PGlite's own parameters, with 16 MB of shared buffers
- * instead of PostgreSQL's 128 MB. PGlite touches its whole buffer pool when it starts, so the pool is
+ * How the server starts the embedded database: PGlite's own parameters and these, 16 MB of shared
+ * buffers instead of PostgreSQL's 128 MB. PGlite touches its whole buffer pool when it starts, so the pool is
  * resident memory from the first second (about 120 MB of a newcomer's first start); the embedded
  * database is small, and what falls out of the pool is read back from the operating system's cache.
  * A deployment that outgrows this is one for PostgreSQL (DATABASE_URL).
  */
-export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+export const PGLITE_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=16MB'];
 
 /**
  * bigint (token totals, counts, sums cast to bigint) read as PGlite reads it: a number while it is
@@ -87,12 +88,9 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     const template = options.pgliteTemplate ? null : clusterTemplate();
     const installed = template === null ? null : readDump(path.join(template, TEMPLATE_DUMP));
     const client = installed
-      ? await open(installed).catch(async () => {
-          process.exitCode = undefined; // as below: a failed PGlite start marks the process
-          return open((await initdbInChild('memory://')).dump);
-        })
+      ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
       : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };
   }
   mkdirSync(path.dirname(dataPath), { recursive: true });
@@ -100,7 +98,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   const lock = lockDataDir(path.dirname(dataPath));
   try {
     mkdirSync(dataPath, { recursive: true });
-    let client: PGlite;
+    let client: PGliteThread;
     if (options.pgliteTemplate || existsSync(path.join(dataPath, 'PG_VERSION'))) {
       client = await openPGlite(dataPath, options.pgliteTemplate);
     } else {
@@ -112,14 +110,12 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       if (!created) emptied(dataPath);
       client = await openPGlite(dataPath, undefined).catch(async (error: unknown) => {
         if (!copied) throw error;
-        // The template's copy does not open (a damaged cache): initdb after all. PGlite's failed
-        // start marks the process to exit with 1; this process has not failed.
-        process.exitCode = undefined;
+        // The template's copy does not open (a damaged cache): initdb after all.
         if (!(await initdbInChild(emptied(dataPath))).ok) emptied(dataPath);
         return openPGlite(dataPath, undefined);
       });
     }
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {
     lock.release();
@@ -127,10 +123,13 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   }
 }
 
-/** The server's PGlite (PGLITE_START_PARAMS), from `dump` when one is given. */
-function openPGlite(dataPath: string, dump: Blob | undefined): Promise<PGlite> {
-  return PGlite.create(dataPath, { startParams: [...PGLITE_START_PARAMS], ...(dump ? { loadDataDir: dump } : {}) });
+/** The server's PGlite (PGLITE_START_PARAMS) in a thread of its own, from `dump` when one is given. */
+function openPGlite(dataPath: string, dump: Blob | undefined): Promise<PGliteThread> {
+  return openPGliteThread(dataPath, { startParams: PGLITE_START_PARAMS, ...(dump ? { dump } : {}) });
 }
+
+/** kysely-pglite-dialect over the thread: the dialect calls `query(sql, params)` and `close()` only. */
+const pgliteDialect = (client: PGliteThread) => new PGliteDialect(client as unknown as PGlite);
 
 /** A directory made empty (what a failed attempt at creating a cluster left is removed). */
 function emptied(directory: string): string {

@@ -1,0 +1,156 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The embedded database in a worker thread of its own. PGlite runs PostgreSQL as WebAssembly, and a
+ * query runs synchronously in the thread that calls it: in the server's thread, every statement
+ * stopped the event loop for its whole length (40–225 ms at a time with 200 runs in flight, the
+ * runs-list workload of `npm run bench` measured), so websockets, HTTP and timers waited for the
+ * database. Here the server's thread only posts the statement and receives the rows.
+ *
+ * What kysely-pglite-dialect calls of a PGlite — `query(sql, params)` and `close()` — and no more.
+ * Values cross the thread by structured clone, which keeps what PGlite reads (Date, BigInt,
+ * Uint8Array, parsed JSON); an error keeps its message and PostgreSQL's fields (`code`,
+ * `constraint`, …), which the repositories read.
+ */
+export interface PGliteThread {
+  query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }>;
+  close(): Promise<void>;
+}
+
+export interface PGliteThreadOptions {
+  /** Appended to PGlite's own start parameters. */
+  readonly startParams: readonly string[];
+  /** A data-directory dump to start a new database from (PGlite's `loadDataDir`). */
+  readonly dump?: Blob;
+}
+
+/**
+ * The worker's program: plain JavaScript evaluated as the worker's script (no file to find, no
+ * TypeScript loader), PGlite imported by the URL the server resolved.
+ */
+const WORKER_PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const describe = (error) => {
+  const described = { message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' };
+  if (error && typeof error === 'object') {
+    for (const [key, value] of Object.entries(error)) {
+      if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) described[key] = value;
+    }
+  }
+  return described;
+};
+(async () => {
+  let client;
+  try {
+    const { PGlite } = await import(workerData.pglite);
+    const dump = workerData.dump ? { loadDataDir: new Blob([workerData.dump]) } : {};
+    client = await PGlite.create(workerData.dataPath, { startParams: [...PGlite.defaultStartParams, ...workerData.startParams], ...dump });
+  } catch (error) {
+    parentPort.postMessage({ type: 'failed', error: describe(error) });
+    return;
+  }
+  parentPort.on('message', async (message) => {
+    if (message.type === 'close') {
+      await client.close().catch(() => undefined);
+      parentPort.postMessage({ type: 'closed' });
+      return;
+    }
+    try {
+      const result = await client.query(message.sql, message.params);
+      parentPort.postMessage({ type: 'result', id: message.id, rows: result.rows, affectedRows: result.affectedRows });
+    } catch (error) {
+      parentPort.postMessage({ type: 'result', id: message.id, error: describe(error) });
+    }
+  });
+  parentPort.postMessage({ type: 'ready' });
+})();
+`;
+
+type Reply =
+  | { type: 'ready' }
+  | { type: 'closed' }
+  | { type: 'failed'; error: DescribedError }
+  | { type: 'result'; id: number; rows?: unknown[]; affectedRows?: number; error?: DescribedError };
+
+type DescribedError = { message: string; name: string } & Record<string, string | number | boolean | null>;
+
+/** The error as the worker described it: an Error with the same message and fields. */
+function revived(described: DescribedError): Error {
+  return Object.assign(new Error(described.message), described);
+}
+
+/** Opens the database in a new worker thread; rejects with PGlite's error when it does not open. */
+export async function openPGliteThread(dataPath: string, options: PGliteThreadOptions): Promise<PGliteThread> {
+  const dump = options.dump ? await options.dump.arrayBuffer() : undefined;
+  const worker = new Worker(WORKER_PROGRAM, {
+    eval: true,
+    workerData: { pglite: import.meta.resolve('@electric-sql/pglite'), dataPath, startParams: [...options.startParams], dump },
+    transferList: dump ? [dump] : [],
+  });
+  const pending = new Map<number, { resolve(result: { rows: unknown[]; affectedRows?: number }): void; reject(error: unknown): void }>();
+  let nextId = 1;
+  let stopped: Error | null = null;
+  let closing: Promise<void> | null = null;
+
+  const stop = (error: Error) => {
+    stopped ??= error;
+    for (const { reject } of pending.values()) reject(stopped);
+    pending.clear();
+  };
+  let onOpening: ((reply: Reply) => void) | undefined;
+  let onOpeningError: ((error: Error) => void) | undefined;
+  let onOpeningExit: ((code: number) => void) | undefined;
+  await new Promise<void>((resolve, reject) => {
+    onOpening = (reply) => (reply.type === 'ready' ? resolve() : reply.type === 'failed' ? reject(revived(reply.error)) : undefined);
+    onOpeningError = reject;
+    onOpeningExit = (code) => reject(new Error(`the embedded database's thread ended (exit code ${code}) before it opened`));
+    worker.on('message', onOpening).once('error', onOpeningError).once('exit', onOpeningExit);
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
+  });
+  // Not removeAllListeners(): the Worker keeps listeners of its own.
+  worker.off('message', onOpening!).off('error', onOpeningError!).off('exit', onOpeningExit!);
+  worker.on('message', (reply: Reply) => {
+    if (reply.type !== 'result') return;
+    const waiting = pending.get(reply.id);
+    if (!waiting) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if (reply.error) waiting.reject(revived(reply.error));
+    else waiting.resolve({ rows: reply.rows ?? [], ...(reply.affectedRows === undefined ? {} : { affectedRows: reply.affectedRows }) });
+  });
+  worker.on('error', (error) => stop(new Error(`the embedded database failed: ${error.message}`)));
+  worker.on('exit', (code) => stop(new Error(`the embedded database's thread ended (exit code ${code})`)));
+  // Idle, the thread keeps the process alive no more than an in-thread PGlite would: only while a
+  // statement is in flight.
+  worker.unref();
+
+  return {
+    query(sql, params = []) {
+      if (stopped) return Promise.reject(stopped);
+      return new Promise((resolve, reject) => {
+        const id = nextId++;
+        if (pending.size === 0) worker.ref();
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ type: 'query', id, sql, params });
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        if (!stopped) {
+          const closed = new Promise<void>((resolve) => {
+            worker.on('message', (reply: Reply) => reply.type === 'closed' && resolve());
+            worker.once('exit', () => resolve());
+          });
+          worker.ref();
+          worker.postMessage({ type: 'close' });
+          await closed;
+        }
+        stop(new Error('the embedded database is closed'));
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
+}
