@@ -84,6 +84,8 @@ export async function openPGliteThread(dataPath: string, options: PGliteThreadOp
   const dump = options.dump ? await options.dump.arrayBuffer() : undefined;
   const worker = new Worker(WORKER_PROGRAM, {
     eval: true,
+    // Plain JavaScript: none of the process's loader flags (tsx's hooks under `npm test`).
+    execArgv: [],
     workerData: { pglite: import.meta.resolve('@electric-sql/pglite'), dataPath, startParams: [...options.startParams], dump },
     transferList: dump ? [dump] : [],
   });
