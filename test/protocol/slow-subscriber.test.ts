@@ -37,7 +37,7 @@ describe.each(TEST_DATABASES)('a subscriber that stops reading on %s', (kind) =>
       replies: Array.from({ length: 50 }, () => ({ content: '', toolCalls: [{ name: 'probe_large', arguments: { bytes: 50_000 } }] })),
       finalReply: { content: 'done' },
       // Slow enough that every subscription is on the bus before its run gets far.
-      delayMs: 20,
+      delayMs: 30,
       // Nothing of the 50 KB outputs is stored (quick to write); an admin's live stream carries them verbatim.
       privacyLevel: 'METADATA',
       maxIterations: 50,
@@ -49,11 +49,17 @@ describe.each(TEST_DATABASES)('a subscriber that stops reading on %s', (kind) =>
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}` } }));
     await until(() => received.some((message) => message.type === 'connection_ack'), 'the ack');
+    // Each run is watched as soon as it exists, so that it is still going when its subscription is live.
     const started = await Promise.all(
-      Array.from({ length: RUNS }, async () => (await t.gql(START_RUN, { input: { configurationId, prompt: 'flood' } })).data.startRun.id as string),
+      Array.from({ length: RUNS }, async (_, index) => {
+        const runId = (await t.gql(START_RUN, { input: { configurationId, prompt: 'flood' } })).data.startRun.id as string;
+        socket.send(JSON.stringify({ id: `s${index}`, type: 'subscribe', payload: { query: textOf(RUN_EVENTS), variables: { runId } } }));
+        return runId;
+      }),
     );
-    started.forEach((runId, index) => socket.send(JSON.stringify({ id: `s${index}`, type: 'subscribe', payload: { query: textOf(RUN_EVENTS), variables: { runId } } })));
-    await until(() => t.app.services.bus.subscriberCount() === RUNS, 'every subscription on the bus');
+    // A subscription is live once its first event came (the bus's count alone would wait forever for a
+    // run a loaded machine let finish before its subscription arrived: that one replays from storage).
+    await until(() => started.every((_, index) => received.some((message) => message.id === `s${index}`)), 'every subscription to be live');
     // The client stops reading: the kernel buffers fill, then the server's writes wait.
     (socket as unknown as { _socket: { pause(): void } })._socket.pause();
 
