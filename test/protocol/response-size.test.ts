@@ -146,9 +146,11 @@ describe.each(TEST_DATABASES)('response size on %s', (kind) => {
       .values(Array.from({ length: 10 }, (_, index) => ({ run_id: run.id, sequence: index + 1, kind: 'REQUEST' as const, round: 1, duration_ms: null, payload: payload as never })))
       .execute();
     const id = Buffer.from(`Run:${run.id}`).toString('base64');
-    // The same rows, read once unrefused, so that the measure below is the refusal's alone.
-    const warm = await t.gql('query($id: ID!) { run(id: $id) { steps(first: 10) { edges { node { sequence } } } } }', { id });
-    expect(warm.data.run.steps.edges).toHaveLength(10);
+    // The same rows (payloads included), read three at a time and answered unrefused, so that the
+    // heaps already hold what three concurrent reads take (PGlite's worker, the rows in this thread)
+    // and the measure below is the refusal's alone.
+    const warm = await Promise.all([1, 2, 3].map(() => t.gql('query($id: ID!) { run(id: $id) { steps(first: 10) { edges { node { sequence } } } } }', { id })));
+    for (const result of warm) expect(result.data.run.steps.edges).toHaveLength(10);
 
     const query = `query($id: ID!) { run(id: $id) { steps(first: 10) { edges { node { ${aliases(15, 'messagesSent')} } } } } }`;
     resetPeak();
@@ -156,7 +158,10 @@ describe.each(TEST_DATABASES)('response size on %s', (kind) => {
     const results = await Promise.all([1, 2, 3].map(() => t.gql(query, { id })));
     const growth = memory().peak - before;
     for (const result of results) expect(result).toEqual({ errors: [TOO_LARGE] });
-    // Building the three responses would take at least 225 MB (as strings, then as bytes).
-    expect(growth).toBeLessThan(100);
+    // Building the three responses would take at least 225 MB (as strings, then as bytes) on top of
+    // the reads.
+    // What the refusal itself takes measured 8–50 MB here (Node 20 and 24, idle and with both cores
+    // busy); a loaded CI machine once showed 112 MB before the warm-up above read three at a time.
+    expect(growth).toBeLessThan(150);
   }, 60_000);
 });
