@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Kysely, type Migration, type MigrationProvider, type MigrationResult, Migrator, NO_MIGRATIONS } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResult, Migrator, NO_MIGRATIONS, sql } from 'kysely';
 
 /** The committed migrations folder, resolved from this file so it works from any working directory. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -16,15 +16,34 @@ const MIGRATION_FILE = /^(\d{14}_[a-z0-9-]+)\.(ts|js)$/;
  */
 const folderProvider: MigrationProvider = {
   async getMigrations() {
-    const files = (await readdir(MIGRATIONS_DIR)).filter((file) => MIGRATION_FILE.test(file)).sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      const name = MIGRATION_FILE.exec(file)![1]!;
+    for (const { name, file } of await migrationFiles()) {
       migrations[name] = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
     }
     return migrations;
   },
 };
+
+/** The folder's migrations in order: each one's name and file. */
+async function migrationFiles(): Promise<{ name: string; file: string }[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((file) => MIGRATION_FILE.test(file)).sort();
+  return files.map((file) => ({ name: MIGRATION_FILE.exec(file)![1]!, file }));
+}
+
+/**
+ * True when the database has applied exactly the folder's migrations, read in two statements.
+ * Kysely's migrator finds its tables through the catalogue, takes its lock and imports every file
+ * even when nothing is pending: 0.6–1.2 s of every start on the embedded database. Anything else
+ * (a new database, a pending migration, one applied that the folder lacks) goes to the migrator,
+ * which applies or refuses as before.
+ */
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  const table = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!table.rows[0]?.present) return false;
+  const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  const names = (await migrationFiles()).map(({ name }) => name);
+  return applied.rows.length === names.length && applied.rows.every((row, index) => row.name === names[index]);
+}
 
 export function createMigrator(db: Kysely<any>): Migrator {
   return new Migrator({ db, provider: folderProvider });
@@ -47,6 +66,7 @@ function check(results: MigrationResult[] | undefined, error: unknown): Migratio
 
 /** Applies every pending migration; returns the names applied. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  if (await upToDate(db)) return [];
   const { results, error } = await createMigrator(db).migrateToLatest();
   return check(results, error).map((result) => result.migrationName);
 }

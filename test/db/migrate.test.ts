@@ -53,6 +53,21 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     expect(await migrateToLatest(handle.db)).toEqual([]);
   });
 
+  it('should refuse to start on a database that applied a migration the folder lacks, even when the count matches', async () => {
+    const [last] = (await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`.execute(handle.db)).rows;
+    const rename = (from: string, to: string) => sql`update kysely_migration set name = ${to} where name = ${from}`.execute(handle.db);
+    await rename(last!.name, '29991231000000_from-a-newer-version');
+    try {
+      await expect(migrateToLatest(handle.db)).rejects.toThrow(/29991231000000_from-a-newer-version/);
+      await sql`insert into kysely_migration (name, timestamp) values (${last!.name}, ${new Date().toISOString()})`.execute(handle.db);
+      await expect(migrateToLatest(handle.db)).rejects.toThrow(/29991231000000_from-a-newer-version/);
+    } finally {
+      await sql`delete from kysely_migration where name = '29991231000000_from-a-newer-version'`.execute(handle.db);
+      await sql`insert into kysely_migration (name, timestamp) select ${last!.name}, ${new Date().toISOString()} where not exists (select 1 from kysely_migration where name = ${last!.name})`.execute(handle.db);
+    }
+    expect(await migrateToLatest(handle.db)).toEqual([]);
+  });
+
   it('should remove every table on the way down and come back up cleanly', async () => {
     const reverted = await migrateDownAll(handle.db);
     expect(reverted.length).toBeGreaterThanOrEqual(9);

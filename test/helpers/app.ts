@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { DbKind } from '../../src/db/create-db.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
 import { textOf, type TypedDocumentNode } from './documents.ts';
-import { pgliteTemplate } from './pglite-template.ts';
+import { pgliteMigratedTemplate } from './pglite-template.ts';
 
 /** Collects every log line the app writes, for assertions (canaries, redaction). */
 export class LogCollector extends Writable {
@@ -80,8 +80,9 @@ export async function startTestApp(kind: DbKind, options: TestAppOptions = {}): 
   const app = await createApp(config, {
     logDestination: logs,
     // A fresh embedded database (in memory, or a persistent directory's first start) loads the
-    // migrated template instead of running initdb: seconds per test file.
-    ...(!config.databaseUrl && (config.dataDir === 'memory://' || !existsSync(path.join(config.dataDir, 'pglite'))) ? { pgliteTemplate: pgliteTemplate() } : {}),
+    // template migrated to the latest schema instead of running initdb and the migrations: seconds
+    // per test file. The app still runs its migrations (none pending) and everything else of a start.
+    ...(!config.databaseUrl && (config.dataDir === 'memory://' || !existsSync(path.join(config.dataDir, 'pglite'))) ? { pgliteTemplate: pgliteMigratedTemplate() } : {}),
   });
   const fetchRaw = (init: RequestInit & { path?: string }) =>
     Promise.resolve(app.server.yoga.fetch(`http://localhost${init.path ?? '/graphql'}`, init));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createDb, type DbHandle, type DbKind } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { pgliteTemplate } from './pglite-template.ts';
+import { pgliteMigratedTemplate, pgliteTemplate } from './pglite-template.ts';
 
 /**
  * The databases every database test runs against: PGlite always, PostgreSQL too when
@@ -37,18 +37,19 @@ async function withAdminClient<T>(action: (client: pg.Client) => Promise<T>): Pr
 
 /**
  * A private, empty database for one test file. PGlite: in memory, or in a temporary directory that
- * survives closing when `persistent` (to test restarts). PostgreSQL: a fresh database on the
- * test server (always persistent).
+ * survives closing when `persistent` (to test restarts); `migrated` opens an in-memory one already
+ * at the latest schema. PostgreSQL: a fresh database on the test server (always persistent).
  */
-export async function createTestDatabase(kind: DbKind, options: { persistent?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(kind: DbKind, options: { persistent?: boolean; migrated?: boolean } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const dataDir = options.persistent ? mkdtempSync(path.join(tmpdir(), 'airlock-test-')) : 'memory://';
+    const template = options.migrated ? pgliteMigratedTemplate : pgliteTemplate;
     return {
       kind,
       dataDir,
       databaseUrl: null,
       // A file directory is opened as it is (it may hold a database from an earlier open).
-      open: () => createDb({ databaseUrl: null, dataDir, ...(dataDir === 'memory://' ? { pgliteTemplate: pgliteTemplate() } : {}) }),
+      open: () => createDb({ databaseUrl: null, dataDir, ...(dataDir === 'memory://' ? { pgliteTemplate: template() } : {}) }),
       drop: async () => {
         if (dataDir !== 'memory://') rmSync(dataDir, { recursive: true, force: true });
       },
@@ -72,7 +73,7 @@ export async function createTestDatabase(kind: DbKind, options: { persistent?: b
 
 /** A migrated private database and an open handle on it; `dispose` closes and drops it. */
 export async function openMigratedDb(kind: DbKind): Promise<{ handle: DbHandle; database: TestDatabase; dispose(): Promise<void> }> {
-  const database = await createTestDatabase(kind);
+  const database = await createTestDatabase(kind, { migrated: true });
   const handle = await database.open();
   await migrateToLatest(handle.db);
   return {
