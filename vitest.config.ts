@@ -17,6 +17,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: PGlite instances are memory-hungry; keep parallelism modest.
     maxWorkers: 2,
+    // The files of one worker share its module graph instead of importing the server's ~1 200
+    // modules again for each (a full run: 658 → 444 s on 2 cores, import 233 → 25 s summed). Sound
+    // because nothing in src/ is an import-time singleton: every collaborator is built by createApp
+    // and handed down, so each file's apps, databases and servers are its own; a file that changes
+    // process.env puts it back in afterAll.
+    isolate: false,
     reporters: ['default'],
   },
 });

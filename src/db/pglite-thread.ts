@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -44,7 +45,8 @@ const describe = (error) => {
   try {
     const { PGlite } = await import(workerData.pglite);
     const dump = workerData.dump ? { loadDataDir: new Blob([workerData.dump]) } : {};
-    client = await PGlite.create(workerData.dataPath, { startParams: [...PGlite.defaultStartParams, ...workerData.startParams], ...dump });
+    const compiled = workerData.module ? { pgliteWasmModule: workerData.module } : {};
+    client = await PGlite.create(workerData.dataPath, { startParams: [...PGlite.defaultStartParams, ...workerData.startParams], ...dump, ...compiled });
   } catch (error) {
     parentPort.postMessage({ type: 'failed', error: describe(error) });
     return;
@@ -79,14 +81,31 @@ function revived(described: DescribedError): Error {
   return Object.assign(new Error(described.message), described);
 }
 
+let compiling: Promise<WebAssembly.Module | undefined> | undefined;
+
+/**
+ * PGlite's WebAssembly, compiled once per process and handed to every thread that opens a database
+ * (a module crosses threads without a copy of its code): each new thread otherwise reads and
+ * compiles the 9.9 MB file again, a quarter of a second of every open. Undefined when it cannot be
+ * read or compiled here; PGlite then loads it itself, as without this.
+ */
+function pgliteModule(pglite: string): Promise<WebAssembly.Module | undefined> {
+  compiling ??= readFile(new URL('pglite.wasm', pglite))
+    .then((bytes) => WebAssembly.compile(bytes))
+    .catch(() => undefined);
+  return compiling;
+}
+
 /** Opens the database in a new worker thread; rejects with PGlite's error when it does not open. */
 export async function openPGliteThread(dataPath: string, options: PGliteThreadOptions): Promise<PGliteThread> {
   const dump = options.dump ? await options.dump.arrayBuffer() : undefined;
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const module = await pgliteModule(pglite);
   const worker = new Worker(WORKER_PROGRAM, {
     eval: true,
     // Plain JavaScript: none of the process's loader flags (tsx's hooks under `npm test`).
     execArgv: [],
-    workerData: { pglite: import.meta.resolve('@electric-sql/pglite'), dataPath, startParams: [...options.startParams], dump },
+    workerData: { pglite, dataPath, startParams: [...options.startParams], dump, module },
     transferList: dump ? [dump] : [],
   });
   const pending = new Map<number, { resolve(result: { rows: unknown[]; affectedRows?: number }): void; reject(error: unknown): void }>();

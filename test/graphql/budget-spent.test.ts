@@ -139,7 +139,9 @@ describe.each(TEST_DATABASES)('Budget.spent on %s', (kind) => {
     expect(fromRecords.requests).toBeGreaterThanOrEqual(1);
     provider.enqueue({ reply: { content: 'admin run', usage: { promptTokens: 10, completionTokens: 10 } } });
     expect(await runAs(t.adminToken)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED' } });
-    expect(await spentOf(configurationId, 'DAILY')).toMatchObject({ requests: 3, tokens: fromRecords.tokens + 20 });
+    // Today's records and the admin's answered call (how many records today holds depends on the
+    // date: the first test's record at the start of the month is today's on the 1st).
+    expect(await spentOf(configurationId, 'DAILY')).toMatchObject({ requests: fromRecords.requests + 1, tokens: fromRecords.tokens + 20 });
     expect((await spentOf(user.id, 'MONTHLY')).requests).toBe(3);
   });
 });

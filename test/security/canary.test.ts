@@ -346,7 +346,8 @@ describe.each(TEST_DATABASES)('token canaries on %s', (kind: DbKind) => {
   const tokens: { token: string; current: boolean }[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    // Debug: the refused tokens below are logged as client errors, so the log has lines to search.
+    t = await startTestApp(kind, { env: { LOG_LEVEL: 'debug' } });
     tokens.push({ token: t.adminToken, current: true });
     const created = (await t.gql(CREATE_USER, { name: 'canary-holder' })).data.createUser;
     const admin = (await t.gql(CREATE_USER, { name: 'canary-admin', isAdmin: true })).data.createUser;
