@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResult, Migrator, NO_MIGRATIONS, sql } from 'kysely';
@@ -28,6 +29,18 @@ const folderProvider: MigrationProvider = {
 async function migrationFiles(): Promise<{ name: string; file: string }[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((file) => MIGRATION_FILE.test(file)).sort();
   return files.map((file) => ({ name: MIGRATION_FILE.exec(file)![1]!, file }));
+}
+
+/**
+ * A digest of the folder's migrations, names and contents: what a database migrated from this folder
+ * holds. The embedded template (src/db/create-db.ts) keeps one beside its migrated cluster and is used
+ * only while the folder still has the same digest (a migration added or edited since: the pristine
+ * cluster, migrated at the start as always).
+ */
+export async function migrationsDigest(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const { file } of await migrationFiles()) hash.update(`${file}\0`).update(await readFile(path.join(MIGRATIONS_DIR, file))).update('\0');
+  return hash.digest('hex');
 }
 
 /**

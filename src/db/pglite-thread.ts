@@ -15,6 +15,8 @@ import { Worker } from 'node:worker_threads';
  */
 export interface PGliteThread {
   query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[]; affectedRows?: number }>;
+  /** The data directory as an uncompressed tar (PGlite's `dumpDataDir`), to load elsewhere. */
+  dump(): Promise<ArrayBuffer>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,11 @@ const describe = (error) => {
       return;
     }
     try {
+      if (message.type === 'dump') {
+        const tar = await (await client.dumpDataDir('none')).arrayBuffer();
+        parentPort.postMessage({ type: 'result', id: message.id, tar }, [tar]);
+        return;
+      }
       const result = await client.query(message.sql, message.params);
       parentPort.postMessage({ type: 'result', id: message.id, rows: result.rows, affectedRows: result.affectedRows });
     } catch (error) {
@@ -68,11 +75,8 @@ const describe = (error) => {
 })();
 `;
 
-type Reply =
-  | { type: 'ready' }
-  | { type: 'closed' }
-  | { type: 'failed'; error: DescribedError }
-  | { type: 'result'; id: number; rows?: unknown[]; affectedRows?: number; error?: DescribedError };
+type ResultReply = { type: 'result'; id: number; rows?: unknown[]; affectedRows?: number; tar?: ArrayBuffer; error?: DescribedError };
+type Reply = { type: 'ready' } | { type: 'closed' } | { type: 'failed'; error: DescribedError } | ResultReply;
 
 type DescribedError = { message: string; name: string } & Record<string, string | number | boolean | null>;
 
@@ -108,7 +112,7 @@ export async function openPGliteThread(dataPath: string, options: PGliteThreadOp
     workerData: { pglite, dataPath, startParams: [...options.startParams], dump, module },
     transferList: dump ? [dump] : [],
   });
-  const pending = new Map<number, { resolve(result: { rows: unknown[]; affectedRows?: number }): void; reject(error: unknown): void }>();
+  const pending = new Map<number, { resolve(reply: ResultReply): void; reject(error: unknown): void }>();
   let nextId = 1;
   let stopped: Error | null = null;
   let closing: Promise<void> | null = null;
@@ -139,7 +143,7 @@ export async function openPGliteThread(dataPath: string, options: PGliteThreadOp
     pending.delete(reply.id);
     if (pending.size === 0) worker.unref();
     if (reply.error) waiting.reject(revived(reply.error));
-    else waiting.resolve({ rows: reply.rows ?? [], ...(reply.affectedRows === undefined ? {} : { affectedRows: reply.affectedRows }) });
+    else waiting.resolve(reply);
   });
   worker.on('error', (error) => stop(new Error(`the embedded database failed: ${error.message}`)));
   worker.on('exit', (code) => stop(new Error(`the embedded database's thread ended (exit code ${code})`)));
@@ -147,15 +151,24 @@ export async function openPGliteThread(dataPath: string, options: PGliteThreadOp
   // statement is in flight.
   worker.unref();
 
+  /** Posts a request to the thread; its reply (or its error) settles the promise. */
+  const ask = (request: { type: 'query'; sql: string; params: readonly unknown[] } | { type: 'dump' }): Promise<ResultReply> => {
+    if (stopped) return Promise.reject(stopped);
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id });
+    });
+  };
+
   return {
-    query(sql, params = []) {
-      if (stopped) return Promise.reject(stopped);
-      return new Promise((resolve, reject) => {
-        const id = nextId++;
-        if (pending.size === 0) worker.ref();
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ type: 'query', id, sql, params });
-      });
+    async query(sql, params = []) {
+      const reply = await ask({ type: 'query', sql, params });
+      return { rows: reply.rows ?? [], ...(reply.affectedRows === undefined ? {} : { affectedRows: reply.affectedRows }) };
+    },
+    async dump() {
+      return (await ask({ type: 'dump' })).tar!;
     },
     close() {
       closing ??= (async () => {

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, initdbInChild, writeClusterTemplate } from '../../src/db/create-db.ts';
+import { migrateToLatest, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 
 /**
  * A new embedded cluster is created (initdb) by a short-lived child process, so that the server never
@@ -30,7 +31,7 @@ describe('creating the embedded database', () => {
   }, 60_000);
 
   it('should write a template: a cluster created by the child that PGlite opens as an existing one, its dump, and the mark of a complete one', async () => {
-    expect(readdirSync(template).sort()).toEqual(['cluster', 'cluster.tar', 'ready']);
+    expect(readdirSync(template).sort()).toEqual(['cluster', 'cluster.tar', 'migrated', 'migrated.digest', 'migrated.tar', 'ready']);
     expect(existsSync(path.join(template, 'cluster', 'PG_VERSION'))).toBe(true);
     const client = await PGlite.create(path.join(template, 'cluster'));
     try {
@@ -68,6 +69,8 @@ describe('creating the embedded database', () => {
     // A copy of the template with a marker table in its cluster and in its dump, so that a database made from it is told apart from one made by initdb.
     const marked = path.join(scratch(), 'marked');
     cpSync(template, marked, { recursive: true });
+    // Without its migrated cluster (an older install's template): the pristine one is what is copied.
+    for (const part of ['migrated', 'migrated.tar', 'migrated.digest']) rmSync(path.join(marked, part), { recursive: true });
     const maker = await PGlite.create(path.join(marked, 'cluster'));
     await maker.exec(`create table made_from_template (id int); insert into made_from_template values (7)`);
     writeFileSync(path.join(marked, 'cluster.tar'), Buffer.from(await (await maker.dumpDataDir('none')).arrayBuffer()));
@@ -117,6 +120,24 @@ describe('creating the embedded database', () => {
     // PGlite's failed start on the damaged template does not leave this process marked as failed.
     expect(process.exitCode).toBeFalsy();
   }, 120_000);
+
+  it('should start a new database at the latest schema from the migrated cluster, and from the pristine one when the migrations changed since', async () => {
+    const all = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_.*\.(ts|js)$/.test(file));
+    const pending = async (handle: Awaited<ReturnType<typeof createDb>>) => {
+      try {
+        return (await migrateToLatest(handle.db)).length;
+      } finally {
+        await handle.close();
+      }
+    };
+    expect(await pending(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: template }))).toBe(0);
+    expect(await pending(await createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: template }))).toBe(0);
+    // A template made before a migration was added or edited: its digest no longer matches.
+    const stale = path.join(scratch(), 'stale');
+    cpSync(template, stale, { recursive: true });
+    writeFileSync(path.join(stale, 'migrated.digest'), 'the digest of other migrations\n');
+    expect(await pending(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: stale }))).toBe(all.length);
+  }, 60_000);
 
   it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {
     const file = path.join(scratch(), 'not-a-directory');
