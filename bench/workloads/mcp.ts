@@ -44,8 +44,17 @@ export interface McpResult {
   readonly table: string;
 }
 
+/**
+ * The SDK client hands its session's one AbortSignal to every request, and Node's fetch (undici)
+ * removes its abort listener only when the request is garbage-collected: thousands of calls in a
+ * few seconds piled up on that signal and printed hundreds of MaxListenersExceededWarning lines.
+ * A call's POST goes without it (the driver never cancels a call; it closes sessions after their
+ * calls have answered); the session's GET stream and DELETE keep it.
+ */
+const fetchWithoutCallSignal: typeof fetch = (input, init) => fetch(input, init?.method === 'POST' ? { ...init, signal: null } : init);
+
 async function session(url: URL, headers: Record<string, string>) {
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: fetchWithoutCallSignal });
   const client = new Client({ name: 'airlock-bench', version: '1.0.0' });
   await client.connect(transport);
   return { client, close: () => transport.terminateSession().then(() => client.close()) };
