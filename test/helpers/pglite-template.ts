@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 
 // initdb inside PGlite takes several seconds on a small machine, and the migrations another one and
 // a half on every new database; clusters made once and loaded by every test database take about
-// one. Two dumps: an EMPTY cluster (what migration tests and a server's first start begin from) and
+// one. Two dumps: an EMPTY cluster (what migration tests and `createTestDatabase` begin from) and
 // the same cluster migrated to the latest schema (what a test app or handle needs and nothing more:
 // no admin, no rows a start adds).
 
