@@ -53,6 +53,22 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     expect(await migrateToLatest(handle.db)).toEqual([]);
   });
 
+  it('should let several starts migrate one new database at once: one applies every migration, the others find them applied', async () => {
+    const fresh = await createTestDatabase(kind);
+    const shared = await fresh.open();
+    try {
+      // On PostgreSQL the pool gives each call a connection of its own: real concurrency.
+      const results = await Promise.all(Array.from({ length: 4 }, () => migrateToLatest(shared.db)));
+      const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+      expect(results.filter((applied) => applied.length > 0)).toEqual([names]);
+      expect(await publicTables(shared)).toEqual(TABLES);
+      expect(await migrateToLatest(shared.db)).toEqual([]);
+    } finally {
+      await shared.close();
+      await fresh.drop();
+    }
+  });
+
   it('should refuse to start on a database that applied a migration the folder lacks, even when the count matches', async () => {
     const [last] = (await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`.execute(handle.db)).rows;
     const rename = (from: string, to: string) => sql`update kysely_migration set name = ${to} where name = ${from}`.execute(handle.db);

@@ -159,9 +159,8 @@ describe.each(TEST_DATABASES)('response size on %s', (kind) => {
     const growth = memory().peak - before;
     for (const result of results) expect(result).toEqual({ errors: [TOO_LARGE] });
     // Building the three responses would take at least 225 MB (as strings, then as bytes) on top of
-    // the reads.
-    // What the refusal itself takes measured 8–50 MB here (Node 20 and 24, idle and with both cores
-    // busy); a loaded CI machine once showed 112 MB before the warm-up above read three at a time.
+    // the reads; the refusal measured 8–50 MB here (Node 20 and 24, idle and with both cores busy),
+    // and a loaded CI machine 112 MB before the warm-up above read three at a time.
     expect(growth).toBeLessThan(150);
   }, 60_000);
 });
