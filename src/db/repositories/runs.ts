@@ -31,8 +31,10 @@ export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_i
   readonly trace_parent?: string | null;
 };
 
+const RUN_COLUMNS = ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind', 'trace_parent'] as const;
+
 const insertRunStatement = prepared(
-  ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind', 'trace_parent'],
+  RUN_COLUMNS,
   (db, run: Required<RunStart> & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
 );
 
@@ -43,28 +45,38 @@ export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Pro
   return row;
 }
 
-/** Namespace of the per-user advisory lock (the first key of `pg_advisory_xact_lock(int, int)`). */
-const RUNNING_RUNS_LOCK = 0x41524c31;
+const insertRunWithinCapStatement = prepared(
+  [...RUN_COLUMNS, 'maxRunning'],
+  (db, run: Required<RunStart> & { kind: RunKind; maxRunning: number }) =>
+    db
+      .insertInto('runs')
+      .columns([...RUN_COLUMNS])
+      .expression(
+        db
+          .selectNoFrom((eb) => RUN_COLUMNS.map((column) => eb.val(run[column]).as(column)))
+          .where(sql<boolean>`airlock_running_runs_below(${run.user_id}, ${run.maxRunning})`),
+      )
+      .returningAll(),
+);
 
 /**
  * Creates a RUNNING run unless its user already has `maxRunning` RUNNING runs; returns undefined
- * (and stores nothing) when refused. The count and the insert happen under a transaction-scoped
- * advisory lock on the user, so concurrent starts on any number of connections (or processes) are
- * counted one after the other: of 20 starts at once with a cap of 3, exactly 3 get a row. (PGlite
- * has one connection, on which a transaction runs alone; the lock costs it nothing.)
+ * (and stores nothing) when refused. One statement: the function `airlock_running_runs_below`
+ * (migration 20261202130000) takes a transaction-scoped advisory lock on the user and counts, and
+ * the insert happens only if it says yes, under that lock, so concurrent starts on any number of
+ * connections (or processes) are counted one after the other: of 20 starts at once with a cap of
+ * 3, exactly 3 get a row. It was a transaction of five statements (begin, lock, count, insert,
+ * commit): four round trips more for every run.
  */
 export async function insertRunWithinCap(db: Db, run: RunStart & { user_id: string; kind?: RunKind }, maxRunning: number): Promise<RunRow | undefined> {
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${sql.lit(RUNNING_RUNS_LOCK)}, hashtext(${run.user_id}))`.execute(trx);
-    const { running } = await trx
-      .selectFrom('runs')
-      .select((eb) => eb.fn.countAll<number>().as('running'))
-      .where('user_id', '=', run.user_id)
-      .where('status', '=', 'RUNNING')
-      .executeTakeFirstOrThrow();
-    if (Number(running) >= maxRunning) return undefined;
-    return trx.insertInto('runs').values({ ...run, prompt: storableText(run.prompt) }).returningAll().executeTakeFirstOrThrow();
+  const [row] = await insertRunWithinCapStatement(db, {
+    ...run,
+    kind: run.kind ?? 'AGENT',
+    prompt: storableText(run.prompt),
+    trace_parent: run.trace_parent ?? null,
+    maxRunning,
   });
+  return row;
 }
 
 export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<RunRow[]> {
