@@ -12,7 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/pglite-template.ts'],
+    globalSetup: ['test/helpers/pglite-template.ts', 'test/helpers/server-build.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: PGlite instances are memory-hungry; keep parallelism modest.

@@ -5,10 +5,11 @@ import { fileURLToPath } from 'node:url';
 import type { GqlResponse, InProcessGql } from './app.ts';
 import type { Client } from 'graphql-ws';
 import { textOf, type TypedDocumentNode } from './documents.ts';
+import { SERVER_MAIN } from './server-build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A real server process (`src/main.ts`), as an operator runs one instance of several. */
+/** A real server process (the compiled `src/main.ts`, as `npm start` runs it), as an operator runs one instance of several. */
 export interface Instance {
   /** The GraphQL endpoint (http://…/graphql; `wsClient` turns it into ws://). */
   readonly url: string;
@@ -38,7 +39,7 @@ export function deploymentEnv(extra: Record<string, string>): { env: Record<stri
 }
 
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

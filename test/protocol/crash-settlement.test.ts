@@ -6,12 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DATABASES } from '../helpers/databases.ts';
 import { textOf } from '../helpers/documents.ts';
 import { RUN_AGENT, wsClient } from '../helpers/runs.ts';
+import { SERVER_MAIN } from '../helpers/server-build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = `crash-admin-${randomBytes(8).toString('hex')}`;
 
 async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [SERVER_MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AIRLOCK_ADMIN_TOKEN: TOKEN, AIRLOCK_RUN_HEARTBEAT_MS: '200', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SERVER_MAIN } from '../helpers/server-build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `npm start` as a newcomer runs it: a real process, its stdout, then SIGTERM. */
 describe('the service process', () => {
   it('should print the URL and a one-time admin token, answer viewer with it, and stop cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [SERVER_MAIN], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, AIRLOCK_DATA_DIR: 'memory://', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +44,7 @@ describe('the service process', () => {
   }, 60_000);
 
   it('should exit 1 with a message naming the bad variable when the configuration is invalid', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [SERVER_MAIN], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, PORT: 'not-a-port', AIRLOCK_DATA_DIR: 'memory://' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +59,7 @@ describe('the service process', () => {
 
   it.skipIf(!process.env.TEST_DATABASE_URL)('should refuse to start when REDIS_URL cannot be reached, naming the variable and never its password', async () => {
     const password = `redis-canary-${Date.now()}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [SERVER_MAIN], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
