@@ -38,9 +38,13 @@ const insertRunStatement = prepared(
   (db, run: Required<RunStart> & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
 );
 
-/** A run of the agent loop unless `kind` says otherwise. */
+/** The values a new run is stored with: a run of the agent loop unless `kind` says otherwise. */
+function newRunValues<Start extends RunStart & { kind?: RunKind }>(run: Start): Start & Required<RunStart> & { kind: RunKind } {
+  return { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt), trace_parent: run.trace_parent ?? null };
+}
+
 export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Promise<RunRow> {
-  const [row] = await insertRunStatement(db, { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt), trace_parent: run.trace_parent ?? null });
+  const [row] = await insertRunStatement(db, newRunValues(run));
   if (!row) throw new Error('the new run was not returned');
   return row;
 }
@@ -69,13 +73,7 @@ const insertRunWithinCapStatement = prepared(
  * commit): four round trips more for every run.
  */
 export async function insertRunWithinCap(db: Db, run: RunStart & { user_id: string; kind?: RunKind }, maxRunning: number): Promise<RunRow | undefined> {
-  const [row] = await insertRunWithinCapStatement(db, {
-    ...run,
-    kind: run.kind ?? 'AGENT',
-    prompt: storableText(run.prompt),
-    trace_parent: run.trace_parent ?? null,
-    maxRunning,
-  });
+  const [row] = await insertRunWithinCapStatement(db, { ...newRunValues(run), maxRunning });
   return row;
 }
 
