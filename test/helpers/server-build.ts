@@ -3,7 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /**
  * What a test that needs a real server process runs: the compiled server, as `npm start` does
  * (`node dist/src/main.js`), rather than the sources through tsx's loader, which cost about a
- * second of every start (and a process many of them start). Relative to the repository root.
+ * second of every start. Relative to the repository root.
  */
 export const SERVER_MAIN = 'dist/src/main.js';
 
