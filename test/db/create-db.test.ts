@@ -5,7 +5,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, initdbInChild, writeClusterTemplate } from '../../src/db/create-db.ts';
-import { migrateToLatest, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrationNamesInFolder } from '../helpers/databases.ts';
 
 /**
  * A new embedded cluster is created (initdb) by a short-lived child process, so that the server never
@@ -122,7 +123,6 @@ describe('creating the embedded database', () => {
   }, 120_000);
 
   it('should start a new database at the latest schema from the migrated cluster, and from the pristine one when the migrations changed since', async () => {
-    const all = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_.*\.(ts|js)$/.test(file));
     const pending = async (handle: Awaited<ReturnType<typeof createDb>>) => {
       try {
         return (await migrateToLatest(handle.db)).length;
@@ -136,7 +136,7 @@ describe('creating the embedded database', () => {
     const stale = path.join(scratch(), 'stale');
     cpSync(template, stale, { recursive: true });
     writeFileSync(path.join(stale, 'migrated.digest'), 'the digest of other migrations\n');
-    expect(await pending(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: stale }))).toBe(all.length);
+    expect(await pending(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: stale }))).toBe(migrationNamesInFolder().length);
   }, 60_000);
 
   it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../../src/db/create-db.ts';
-import { readdirSync } from 'node:fs';
-import { createMigrator, migrateDownAll, migrateToLatest, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
-import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { createMigrator, migrateDownAll, migrateToLatest } from '../../src/db/migrate.ts';
+import { createTestDatabase, migrationNamesInFolder, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';
 
 const TABLES = [
   'budget_counters',
@@ -59,7 +58,7 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
     try {
       // On PostgreSQL the pool gives each call a connection of its own: real concurrency.
       const results = await Promise.all(Array.from({ length: 4 }, () => migrateToLatest(shared.db)));
-      const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+      const names = migrationNamesInFolder();
       expect(results.filter((applied) => applied.length > 0)).toEqual([names]);
       expect(await publicTables(shared)).toEqual(TABLES);
       expect(await migrateToLatest(shared.db)).toEqual([]);
@@ -122,7 +121,7 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
 
   it('should add users.active (true for the users already there) and token_rotated_at, and take both away on the way down', async () => {
     const LIFECYCLE = '20261201140000_add-user-lifecycle';
-    const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+    const names = migrationNamesInFolder();
     const before = names[names.indexOf(LIFECYCLE) - 1]!;
     const userColumns = async () =>
       (await sql<{ column_name: string }>`select column_name from information_schema.columns where table_schema = 'public' and table_name = 'users'`.execute(handle.db)).rows
@@ -150,7 +149,7 @@ describe.each(TEST_DATABASES)('migrations on %s', (kind) => {
 
   it('should index every runs(filter) list and the usage summary ranges, and put the old indexes back on the way down', async () => {
     const INDEXES = '20261201170000_index-run-lists-and-usage';
-    const names = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{14}_/.test(file)).map((file) => file.replace(/\.(ts|js)$/, '')).sort();
+    const names = migrationNamesInFolder();
     const before = names[names.indexOf(INDEXES) - 1]!;
     const indexes = async () =>
       Object.fromEntries(

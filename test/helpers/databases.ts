@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createDb, type DbHandle, type DbKind } from '../../src/db/create-db.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrateToLatest, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 import { pgliteMigratedTemplate, pgliteTemplate } from './pglite-template.ts';
 
 /**
@@ -12,6 +12,14 @@ import { pgliteMigratedTemplate, pgliteTemplate } from './pglite-template.ts';
  * TEST_DATABASE_URL is set (CI sets it). Use with `describe.each(TEST_DATABASES)`.
  */
 export const TEST_DATABASES: readonly DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/** The names of the committed migrations, in order, read from the folder (what a database at the latest schema has applied). */
+export function migrationNamesInFolder(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((file) => /^\d{14}_.*\.(ts|js)$/.test(file))
+    .map((file) => file.replace(/\.(ts|js)$/, ''))
+    .sort();
+}
 
 export interface TestDatabase {
   readonly kind: DbKind;
