@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRunsByIds, settleStaleRuns } from '../../../src/db/repositories/runs.ts';
+import { createDb } from '../../../src/db/create-db.ts';
+import { findRunsByIds, insertRunWithinCap, settleStaleRuns } from '../../../src/db/repositories/runs.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';
 
 describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {
@@ -37,4 +39,50 @@ describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {
     const [untouched] = await findRunsByIds(db, [fresh]);
     expect(untouched).toMatchObject({ status: 'RUNNING', prompt_tokens: 0 });
   });
+});
+
+describe.each(TEST_DATABASES)('the running-runs cap on %s', (kind) => {
+  const STARTS = 24;
+  const CAP = 3;
+
+  it(`should store exactly ${CAP} of ${STARTS} starts that reach the database at the same instant, on as many connections`, async () => {
+    const opened = await openMigratedDb(kind);
+    // On PostgreSQL a pool with a connection per start, so that the statements really run at once.
+    const handle = opened.database.databaseUrl ? await createDb({ databaseUrl: opened.database.databaseUrl, dataDir: 'memory://', poolSize: STARTS }) : opened.handle;
+    const blocker = opened.database.databaseUrl ? new pg.Client({ connectionString: opened.database.databaseUrl }) : null;
+    try {
+      const userId = randomUUID();
+      await handle.db.insertInto('users').values({ id: userId, name: 'capped', is_admin: false, token_hash: randomUUID() }).execute();
+      const start = () =>
+        insertRunWithinCap(
+          handle.db,
+          { id: randomUUID(), configuration_id: null, user_id: userId, status: 'RUNNING', prompt: 'p', privacy_level: 'METADATA', tool_selection: null },
+          CAP,
+        );
+      let starts: Promise<unknown>[];
+      if (blocker) {
+        // A table lock every insert waits for before it reads anything: released at once, the 24
+        // statements count and insert together, and only the cap's lock keeps them apart.
+        await blocker.connect();
+        await blocker.query('begin; lock table runs in share mode');
+        starts = Array.from({ length: STARTS }, start);
+        for (let waited = 0; ; waited += 20) {
+          const { rows } = await blocker.query(`select count(*)::int as n from pg_locks where relation = 'runs'::regclass and not granted`);
+          if (rows[0].n >= STARTS || waited > 10_000) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await blocker.query('commit');
+      } else {
+        starts = Array.from({ length: STARTS }, start);
+      }
+      const created = (await Promise.all(starts)).filter((row) => row !== undefined);
+      expect(created).toHaveLength(CAP);
+      const stored = await handle.db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+      expect(Number(stored.n)).toBe(CAP);
+    } finally {
+      await blocker?.end();
+      if (handle !== opened.handle) await handle.close();
+      await opened.dispose();
+    }
+  }, 30_000);
 });
