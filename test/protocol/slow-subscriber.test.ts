@@ -9,7 +9,13 @@ import { RUN_EVENTS, scriptedConfiguration } from '../helpers/runs.ts';
 
 const PROBES = fileURLToPath(new URL('../fixtures/tool-modules/probes.ts', import.meta.url));
 const START_RUN = `mutation($input: RunAgentInput!) { startRun(input: $input) { ... on Run { id } } }`;
-const RUNS = 8;
+/**
+ * 20 runs × 50 tool steps of 50 KB = 50 MB for the admin's verbatim stream: more than loopback's
+ * buffers can absorb once the client stops reading (a receive window that autotunes up to
+ * tcp_rmem's 32 MB here, plus a 4 MB send buffer). With 8 runs (20 MB) a full suite once saw every
+ * subscription complete without overflowing, most likely because the kernel had taken it all.
+ */
+const RUNS = 20;
 
 interface Received {
   readonly id: string;
