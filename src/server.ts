@@ -11,6 +11,7 @@ import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
 import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQLAssets } from './graphql/graphiql.ts';
 import { QUERY_COST, useQueryCost } from './graphql/query-cost.ts';
 import { useResponseSizeLimit } from './graphql/response-size.ts';
+import { useRequireViewer } from './graphql/plugins/require-viewer.ts';
 import { useSharedSubscriptionExecution } from './graphql/shared-execution.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { createUserSessions, FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON } from './graphql/user-sessions.ts';
@@ -128,6 +129,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       // After hideEverySuggestion, whose result hooks then also see these refusals.
       useQueryCost({ maxCost: QUERY_COST.maxCost, exposeLimits: !production }),
       useResponseSizeLimit(config.maxResponseBytes),
+      useRequireViewer(),
       jsonBodiesOnly(),
       sessions.plugin(),
       ...(production ? [] : [useGraphiQLAssets(GRAPHQL_PATH)]),

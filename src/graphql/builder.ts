@@ -6,6 +6,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import { GraphQLError } from 'graphql';
 import type { Context } from '../context.ts';
+import { authenticationRequired } from './plugins/require-viewer.ts';
 
 /**
  * The schema builder. It defines no types: every type lives in `types/<feature>.ts`.
@@ -37,9 +38,7 @@ export const builder = new SchemaBuilder<{
     authorizeOnSubscribe: true,
     unauthorizedError: (_parent, context) =>
       context.viewer === null
-        ? new GraphQLError('Authentication required: send "Authorization: Bearer <token>".', {
-            extensions: { code: 'UNAUTHENTICATED', http: { status: 200 } },
-          })
+        ? authenticationRequired()
         : new GraphQLError('Forbidden: this field needs an admin.', { extensions: { code: 'FORBIDDEN' } }),
   },
   errors: {

@@ -23,6 +23,23 @@ describe.each(TEST_DATABASES)('authentication and authorisation on %s', (kind) =
     });
   });
 
+  it.each([
+    ['{ __typename }'],
+    ['{ __schema { queryType { name } } }'],
+    ['{ __type(name: "Run") { name } }'],
+    ['query Named { __typename }'],
+    ['mutation { __typename }'],
+  ])('should refuse an anonymous %s with UNAUTHENTICATED and no data (meta fields have no auth scope of their own)', async (query) => {
+    const result = await t.gql(query, {}, null);
+    expect(result.data ?? null).toBeNull();
+    expect(result.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+    expect((await t.gql(query, {}, 'not-a-real-token')).errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('should still answer { __typename } for a user', async () => {
+    expect((await t.gql('{ __typename }', {}, userToken)).data).toEqual({ __typename: 'Query' });
+  });
+
   it('should treat an unknown token like no token', async () => {
     const result = await t.gql('{ configurations { name } }', {}, 'not-a-real-token');
     expect(result.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
