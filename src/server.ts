@@ -5,7 +5,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
 import { createYoga, isAsyncIterable, maskError as yogaMaskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { createContext, type Context, type InitialContext, type Services } from './context.ts';
 import { codeOf, exposeDomainError, isClientError } from './graphql/errors.ts';
 import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQLAssets } from './graphql/graphiql.ts';
@@ -176,7 +176,10 @@ export function buildServer(deps: ServerDeps): AirlockServer {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      wss.emit('connection', ws, request);
+      logSocketErrorsOnce(ws, logger);
+    });
   });
 
   const wsServer = useServer<Record<string, unknown>>(
@@ -288,6 +291,20 @@ export function buildServer(deps: ServerDeps): AirlockServer {
         await deps.onStopped?.();
       })()),
   };
+}
+
+/**
+ * A socket's errors are the peer's protocol faults (a message over the size limit, bad UTF-8, a bad
+ * frame): `ws` has already closed the socket with the matching code (1009, 1007, 1002). graphql-ws's
+ * own handler, registered on 'connection', would print the error's stack with console.error; this
+ * replaces it with one structured line.
+ */
+function logSocketErrorsOnce(ws: WebSocket, logger: Logger): void {
+  ws.removeAllListeners('error');
+  ws.once('error', (error: Error & { code?: string }) => {
+    logger.info({ code: error.code ?? 'unknown', reason: error.message.slice(0, 200) }, 'websocket closed on a protocol error of the client');
+    if (ws.readyState === ws.OPEN) ws.terminate();
+  });
 }
 
 /** Errors raised by parse/validate hooks may come from another copy of graphql; re-wrap them. */

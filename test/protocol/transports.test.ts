@@ -1,5 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
@@ -96,8 +96,22 @@ describe.each(TEST_DATABASES)('transports on %s', (kind) => {
       const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
       const closed = closeEventOf(socket);
       await new Promise((resolve) => socket.once('open', resolve));
-      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}`, padding: 'x'.repeat(300 * 1024) } }));
-      expect((await closed).code).toBe(1009);
+      const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const from = t.logs.lines.length;
+      try {
+        socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${t.adminToken}`, padding: 'x'.repeat(300 * 1024) } }));
+        expect((await closed).code).toBe(1009);
+        // One structured line, not graphql-ws's console.error with a multi-line stack.
+        const lines = await vi.waitFor(() => {
+          const found = t.logs.lines.slice(from).filter((line) => line.includes('websocket closed on a protocol error'));
+          expect(found).toHaveLength(1);
+          return found;
+        });
+        expect(JSON.parse(lines[0]!)).toMatchObject({ code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' });
+        expect(consoleError).not.toHaveBeenCalled();
+      } finally {
+        consoleError.mockRestore();
+      }
       const client = wsClient(wsUrl, { authorization: `Bearer ${t.adminToken}` });
       try {
         expect((await runOnce<any>(client, '{ viewer { name } }')).data.viewer.name).toBe('admin');
