@@ -110,6 +110,8 @@ export async function postJson<Schema extends z.ZodType>(
 function failure(provider: string, error: unknown, caller: AbortSignal): ProviderError {
   if (caller.aborted) return new ProviderError(provider, 'aborted', null, { cause: error });
   if (error instanceof TimedOut) return new ProviderError(provider, 'timeout', null, { cause: error });
+  // Node refuses, before sending anything, a header value it cannot carry (a key stored before it was checked).
+  if ((error as { code?: unknown } | null)?.code === 'ERR_INVALID_CHAR') return new ProviderError(provider, 'credentials', null, { cause: error });
   return new ProviderError(provider, 'network', null, { cause: error });
 }
 

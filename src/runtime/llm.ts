@@ -55,7 +55,7 @@ export interface LlmProvider {
   complete(request: CompletionRequest): Promise<Completion>;
 }
 
-export const PROVIDER_ERROR_KINDS = ['http', 'timeout', 'malformed', 'network', 'aborted'] as const;
+export const PROVIDER_ERROR_KINDS = ['http', 'timeout', 'malformed', 'network', 'aborted', 'credentials'] as const;
 export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
 
 /**
@@ -87,6 +87,8 @@ function describe(provider: string, kind: ProviderErrorKind, status: number | nu
       return `${provider} could not be reached`;
     case 'aborted':
       return `${provider} call was cancelled`;
+    case 'credentials':
+      return `${provider} has an API key or header value that HTTP cannot carry; set it again`;
   }
 }
 

@@ -40,7 +40,12 @@ const baseUrl = z
       return true;
     }
   }, 'must not contain credentials; pass them as apiKey');
-const apiKey = z.string().min(1, 'must not be empty').max(4_096, 'must be at most 4096 characters');
+/** Sent as a header (`Authorization: Bearer …`, `x-api-key`): printable ASCII, no spaces or line breaks. */
+const apiKey = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(4_096, 'must be at most 4096 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces or line breaks, as HTTP headers carry it (a pasted "…" or a trailing line break?)');
 const settings = z
   .record(z.string(), z.unknown())
   .refine((value) => JSON.stringify(value).length <= 65_536, 'must encode to at most 64 KiB of JSON');

@@ -94,4 +94,17 @@ describe('provider HTTP transport (postJson)', () => {
     expect(result).toMatchObject({ kind: 'network' });
     expect((result as { message: string }).message).not.toContain(String(port));
   });
+
+  it('should report a key HTTP cannot carry (stored before keys were checked) as such, not as unreachable, sending nothing', async () => {
+    let requests = 0;
+    answer = (res) => {
+      requests++;
+      res.end('{"ok": true}');
+    };
+    const result = await postJson('fake', { baseUrl, apiKey: null }, 'chat', { authorization: 'Bearer sk-canary…' }, {}, z.unknown(), new AbortController().signal).catch(
+      (error: unknown) => error as { kind: string; message: string },
+    );
+    expect(result).toMatchObject({ kind: 'credentials', message: 'fake has an API key or header value that HTTP cannot carry; set it again' });
+    expect(requests).toBe(0);
+  });
 });

@@ -38,4 +38,27 @@ describe.each(TEST_DATABASES)('provider settings on %s', (kind) => {
     expect(changed).toMatchObject({ __typename: 'Provider', settings: { timeoutMs: 9_000 } });
     expect((await update(created.id, { kind: 'SCRIPTED' })).__typename).toBe('Provider');
   });
+
+  it.each([
+    ['a pasted Unicode ellipsis', 'sk-canary12345…'],
+    ['a trailing line break', 'sk-canary12345\n'],
+    ['an inner space', 'sk-canary 12345'],
+  ])('should refuse an API key with %s by its field, without echoing it, on create and update', async (_what, apiKey) => {
+    const refused = await create({ name: 'bad-key', kind: 'OPENAI', apiKey });
+    expect(refused.__typename).toBe('ValidationError');
+    expect(refused.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toEqual(['apiKey']);
+    expect(JSON.stringify(refused)).not.toContain('canary12345');
+    const created = await create({ name: 'good-key', kind: 'OPENAI', apiKey: 'sk-canary12345' });
+    expect(created.__typename).toBe('Provider');
+    const updated = await update(created.id, { apiKey });
+    expect(updated.__typename).toBe('ValidationError');
+    expect(updated.issues[0].path).toEqual(['apiKey']);
+    await t.gql('mutation($id: ID!) { deleteProvider(id: $id) { __typename } }', { id: created.id });
+  });
+
+  it('should refuse a header value HTTP cannot carry (beyond U+00FF) by its path', async () => {
+    const refused = await create({ name: 'bad-header', kind: 'OPENAI', settings: { headers: { 'x-api-key': 'gw-key…' } } });
+    expect(refused.__typename).toBe('ValidationError');
+    expect(refused.issues[0].path).toEqual(['settings', 'headers', 'x-api-key']);
+  });
 });
