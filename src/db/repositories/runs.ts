@@ -167,6 +167,16 @@ const totalsFromUsageRecords = {
 };
 
 /**
+ * A run's iterations as its stored LLM steps show them, for a run whose process died: the rounds
+ * with a stored answer, never the synthesis call (its round is past the configuration's cap), and
+ * never fewer than the count the run already carried (from a suspension).
+ */
+const iterationsFromStoredSteps = sql<number>`greatest(runs.iterations, (
+  select count(distinct s.round)::int from run_steps s
+  where s.run_id = runs.id and s.kind = 'LLM'
+    and s.round <= coalesce((select c.max_iterations from configurations c where c.id = runs.configuration_id), 2147483647)))`;
+
+/**
  * Settles a run whose outcome could not be stored as reported: its status and reason are kept, the
  * final answer is not, the totals are what its usage rows recorded, and the audit is flagged
  * incomplete. Exactly-once like `settleRun`.
@@ -208,6 +218,7 @@ export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<Run
       state_version: sql<number>`state_version + 1`,
       // The process that would have written the totals is gone: its usage rows are the record.
       ...totalsFromUsageRecords,
+      iterations: iterationsFromStoredSteps,
     })
     .where('status', '=', 'RUNNING')
     .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)

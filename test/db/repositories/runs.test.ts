@@ -39,6 +39,36 @@ describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {
     const [untouched] = await findRunsByIds(db, [fresh]);
     expect(untouched).toMatchObject({ status: 'RUNNING', prompt_tokens: 0 });
   });
+
+  it('should count the rounds whose answers were stored as its iterations, not 0, and not the synthesis call', async () => {
+    const { db } = opened.handle;
+    const configurationId = randomUUID();
+    const providerId = randomUUID();
+    const modelId = randomUUID();
+    await db.insertInto('providers').values({ id: providerId, name: `p-${providerId}`, kind: 'SCRIPTED' }).execute();
+    await db.insertInto('models').values({ id: modelId, provider_id: providerId, name: `m-${modelId}`, provider_model_id: 'scripted' }).execute();
+    await db.insertInto('configurations').values({ id: configurationId, name: `c-${configurationId}`, model_id: modelId, max_iterations: 2 }).execute();
+    const [twoRounds, synthesised, suspendedBefore] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [twoRounds, synthesised, suspendedBefore]) {
+      await db.insertInto('runs').values({ id, configuration_id: configurationId, user_id: null, status: 'RUNNING', prompt: null, privacy_level: 'METADATA' }).execute();
+    }
+    await db.updateTable('runs').set({ iterations: 2 }).where('id', '=', suspendedBefore).execute();
+    const steps = (run_id: string, rounds: readonly number[]) =>
+      rounds.flatMap((round, index) => [
+        { run_id, sequence: 2 * index + 1, kind: 'REQUEST' as const, round, duration_ms: null, payload: JSON.stringify({}) },
+        { run_id, sequence: 2 * index + 2, kind: 'LLM' as const, round, duration_ms: 5, payload: JSON.stringify({}) },
+      ]);
+    await db.insertInto('run_steps').values([...steps(twoRounds, [1, 2]), ...steps(synthesised, [1, 2, 3])]).execute();
+    await db.updateTable('runs').set({ heartbeat_at: sql<Date>`now() - interval '1 hour'` }).where('id', 'in', [twoRounds, synthesised, suspendedBefore]).execute();
+
+    await settleStaleRuns(db, 30_000);
+    const settled = await findRunsByIds(db, [twoRounds, synthesised, suspendedBefore]);
+    expect(Object.fromEntries(settled.map((run) => [run.id, [run.termination_reason, run.iterations]]))).toEqual({
+      [twoRounds]: ['INTERRUPTED', 2],
+      [synthesised]: ['INTERRUPTED', 2],
+      [suspendedBefore]: ['INTERRUPTED', 2],
+    });
+  });
 });
 
 describe.each(TEST_DATABASES)('the running-runs cap on %s', (kind) => {
