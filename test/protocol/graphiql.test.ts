@@ -77,7 +77,7 @@ describe.each(TEST_DATABASES)('GraphiQL page on %s', (kind) => {
   });
 
   it('should still answer GraphQL at the same URL for a client that asks for JSON', async () => {
-    const response = await t.fetch({ method: 'GET', path: '/graphql?query=%7B__typename%7D', headers: { accept: 'application/json' } });
+    const response = await t.fetch({ method: 'GET', path: '/graphql?query=%7B__typename%7D', headers: { accept: 'application/json', authorization: `Bearer ${t.adminToken}` } });
     expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
   });
 });
