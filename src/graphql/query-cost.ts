@@ -23,7 +23,11 @@ import type { Plugin } from 'graphql-yoga';
  *   is never free;
  * - a list of objects an argument enumerates (`nodes(ids: [...])`) costs 1 + that many × its
  *   selection; a list that declares its size from its arguments (`listSizeExtensions`) costs
- *   1 + that size × its selection; any other list of objects 1 + ASSUMED_LIST_SIZE × its selection.
+ *   1 + that size × its selection; any other list of objects 1 + ASSUMED_LIST_SIZE × its selection;
+ * - a feed (a subscription that lists rows: `feedExtensions`) costs what its snapshot can send,
+ *   like a connection of that many rows: 1 + snapshot rows × (ROW_COST + its selection). Each
+ *   later event runs the selection once, which costs less. So `runUpdates { run { X } }` costs
+ *   about what `runs(first: 100) { edges { node { X } } }` costs, and is refused where it is.
  *
  * ROW_COST is the database row behind each connection item: a step is read whole whatever fields
  * are selected, so a thousand rows cost a thousand reads even for one field each.
@@ -64,6 +68,26 @@ const LIST_SIZE_EXTENSION = 'airlockListSize';
  */
 export function listSizeExtensions(size: (args: Record<string, unknown>) => number): Record<string, unknown> {
   return { [LIST_SIZE_EXTENSION]: size };
+}
+
+/** A subscription that lists rows: the rows it sends at once when it starts, then one event per change. */
+export interface FeedSize {
+  /** The most events its snapshot sends (each runs the whole selection). */
+  readonly snapshotSize: number;
+  /** Whether an event (the field's resolved value) belongs to the snapshot: the response-size limit bounds the snapshot's bytes as one response. */
+  readonly inSnapshot: (event: unknown) => boolean;
+}
+
+const FEED_SIZE_EXTENSION = 'airlockFeedSize';
+
+/** Field `extensions` of a subscription that lists rows: `t.field({ extensions: feedExtensions({ snapshotSize, inSnapshot }), … })`. */
+export function feedExtensions(size: FeedSize): Record<string, unknown> {
+  return { [FEED_SIZE_EXTENSION]: size };
+}
+
+/** The snapshot of a feed; null for any other field. */
+export function feedSizeOf(field: { readonly extensions?: Readonly<Record<string, unknown>> | null }): FeedSize | null {
+  return (field.extensions?.[FEED_SIZE_EXTENSION] as FeedSize | undefined) ?? null;
 }
 
 /** The page sizes of a field that takes `first` or `last`; null for a field that pages nothing. */
@@ -109,6 +133,8 @@ function estimatorFor(schema: GraphQLSchema): ComplexityEstimator {
     // Introspection is bounded by depth and tokens; GraphiQL's own query must stay possible.
     if (field.name === '__schema' || field.name === '__type') return 0;
     if (isLeafType(getNamedType(field.type))) return 1;
+    const feed = feedSizeOf(field);
+    if (feed) return 1 + feed.snapshotSize * (QUERY_COST.rowCost + childComplexity);
     const page = pageSizeOf(field);
     if (page) {
       const coordinate = `${type.name}.${field.name}`;

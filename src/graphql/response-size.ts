@@ -1,6 +1,7 @@
 import { useOnResolve } from '@envelop/on-resolve';
 import { getNamedType, GraphQLError, isLeafType, type ExecutionResult, type GraphQLResolveInfo } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { feedSizeOf } from './query-cost.ts';
 
 /**
  * The bytes one response is allowed, counted while it is resolved rather than after it was
@@ -8,15 +9,25 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
  * of the data. So a request that would have produced 300 MB never builds that string.
  *
  * The count is the JSON size of every leaf value plus every response key (approximate for the
- * punctuation, exact for the values that make a response large: strings and JSON). A subscription
- * has a budget per event: an event over it is replaced by the error and the stream goes on.
+ * punctuation, exact for the values that make a response large: strings and JSON).
+ *
+ * A subscription has a budget per event: an event over it is replaced by the error and the stream
+ * goes on. A feed's snapshot (the rows a list feed sends at once when it starts: `feedExtensions`
+ * in query-cost.ts) is one response, as the equivalent `runs(first: 100)` query would be: its
+ * events share one budget, and the event that would take it over the limit is replaced by the
+ * error and ends the subscription (subscribe again with a smaller selection or a narrower filter).
+ * What was sent before it stays sent, so a subscriber never receives more than the limit.
  */
 interface Budget {
   readonly maxBytes: number;
   bytes: number;
   exceeded: boolean;
-  /** Aborts the rest of the execution (queries and mutations; a subscription keeps streaming). */
-  readonly abort: (() => void) | null;
+  /** Aborts the rest of the execution (a query or mutation; a subscription's current event, when its executor armed it). */
+  abort: (() => void) | null;
+  /** The event being resolved belongs to its feed's snapshot. */
+  inSnapshot: boolean;
+  /** The bytes of the snapshot events sent so far. */
+  snapshotBytes: number;
 }
 
 /** Strings without a character JSON escapes: their size is their UTF-8 length plus the quotes. */
@@ -58,14 +69,72 @@ export function oversizeRefusalFor(context: object): ExecutionResult | null {
   return budget?.exceeded ? { errors: [responseTooLarge(budget.maxBytes)] } : null;
 }
 
+/**
+ * A signal that aborts the execution of the subscription event about to be resolved with this
+ * context as soon as it goes over its budget, for an executor that runs events itself
+ * (shared-execution.ts): an oversized event then stops being built instead of being built and
+ * dropped. Undefined outside a subscription with a budget.
+ */
+export function eventAbortSignalFor(context: object): AbortSignal | undefined {
+  const budget = budgets.get(context);
+  if (!budget) return undefined;
+  const controller = new AbortController();
+  budget.abort = () => controller.abort(responseTooLarge(budget.maxBytes));
+  return controller.signal;
+}
+
+/**
+ * The events of a subscription, each checked against its budget once it is resolved (each is
+ * resolved, then passes here, before the next one is): an oversized event becomes the error; a
+ * snapshot that would go over its budget ends the stream after the error.
+ */
+function boundedEvents(source: AsyncIterable<ExecutionResult>, budget: Budget): AsyncGenerator<ExecutionResult> {
+  const events = source[Symbol.asyncIterator]();
+  let ended = false;
+  const end = async () => {
+    ended = true;
+    await events.return?.();
+  };
+  const bounded: AsyncGenerator<ExecutionResult> = {
+    async next() {
+      if (ended) return { done: true, value: undefined };
+      const event = await events.next();
+      const { exceeded, inSnapshot } = budget;
+      if (inSnapshot) budget.snapshotBytes += budget.bytes;
+      budget.bytes = 0;
+      budget.exceeded = false;
+      budget.inSnapshot = false;
+      budget.abort = null;
+      if (event.done || !exceeded) return event;
+      if (inSnapshot) await end();
+      return { done: false, value: { errors: [responseTooLarge(budget.maxBytes)] } };
+    },
+    async return() {
+      await end();
+      return { done: true, value: undefined };
+    },
+    async throw(error) {
+      await end();
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => bounded,
+  };
+  return bounded;
+}
+
 export function useResponseSizeLimit(maxBytes: number): Plugin {
   const count = (budget: Budget, info: GraphQLResolveInfo, result: unknown) => {
+    // The root field of a feed's event says whether the event belongs to its snapshot.
+    if (info.path.prev === undefined && info.parentType === info.schema.getSubscriptionType()) {
+      budget.inSnapshot = feedSizeOf(info.parentType.getFields()[info.fieldName] ?? {})?.inSnapshot(result) === true;
+    }
     // `"key":` and a separator, then the value: a leaf as JSON, an object's braces, a list's brackets and commas.
     let bytes = responseKeyOf(info).length + 4;
     if (isLeafType(getNamedType(info.returnType))) bytes += jsonBytes(result);
     else bytes += Array.isArray(result) ? 2 + result.length * 3 : 2;
     budget.bytes += bytes;
-    if (budget.bytes > budget.maxBytes && !budget.exceeded) {
+    const limit = budget.inSnapshot ? budget.maxBytes - budget.snapshotBytes : budget.maxBytes;
+    if (budget.bytes > limit && !budget.exceeded) {
       budget.exceeded = true;
       budget.abort?.();
     }
@@ -85,7 +154,7 @@ export function useResponseSizeLimit(maxBytes: number): Plugin {
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       const controller = new AbortController();
-      const budget: Budget = { maxBytes, bytes: 0, exceeded: false, abort: () => controller.abort(responseTooLarge(maxBytes)) };
+      const budget: Budget = { maxBytes, bytes: 0, exceeded: false, abort: () => controller.abort(responseTooLarge(maxBytes)), inSnapshot: false, snapshotBytes: 0 };
       budgets.set(args.contextValue as object, budget);
       // The executor stops at the abort and rejects with its reason: the refusal, on every transport.
       const refuseIfTooLarge = (error: unknown) => {
@@ -109,24 +178,16 @@ export function useResponseSizeLimit(maxBytes: number): Plugin {
       };
     },
     onSubscribe({ args }) {
-      const budget: Budget = { maxBytes, bytes: 0, exceeded: false, abort: null };
+      const budget: Budget = { maxBytes, bytes: 0, exceeded: false, abort: null, inSnapshot: false, snapshotBytes: 0 };
       budgets.set(args.contextValue as object, budget);
-      const settle = (setEvent: (event: ExecutionResult) => void) => {
-        if (budget.exceeded) setEvent({ errors: [responseTooLarge(maxBytes)] });
-        budget.bytes = 0;
-        budget.exceeded = false;
-      };
       return {
         onSubscribeResult({ result, setResult }) {
           if (!isAsyncIterable(result)) {
             budgets.delete(args.contextValue as object);
             return;
           }
-          // Each event is resolved, then passes here, before the next one is resolved.
-          return {
-            onNext: ({ setResult }) => settle(setResult),
-            onEnd: () => budgets.delete(args.contextValue as object),
-          };
+          setResult(boundedEvents(result, budget));
+          return { onEnd: () => budgets.delete(args.contextValue as object) };
         },
       };
     },

@@ -2,7 +2,7 @@ import { execute } from '@graphql-tools/executor';
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../context.ts';
-import { oversizeRefusalFor } from './response-size.ts';
+import { eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
  * One GraphQL execution per subscription event and audience, shared by every subscriber of the same
@@ -16,7 +16,9 @@ import { oversizeRefusalFor } from './response-size.ts';
  * The execution is remembered in a WeakMap keyed by the event object, so it lives as long as the
  * event. It runs without the first subscriber's abort signal (that subscriber leaving must not fail
  * the others), and the response-size budget it was charged to decides for everyone: an oversized
- * event becomes the same RESPONSE_TOO_LARGE error for every subscriber.
+ * event stops being resolved and becomes the same RESPONSE_TOO_LARGE error for every subscriber.
+ * A feed's snapshot events are new objects per subscriber (services/run-feeds.ts), so each is
+ * charged to its own subscriber's snapshot budget.
  */
 export function useSharedSubscriptionExecution(): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
@@ -44,8 +46,18 @@ export function useSharedSubscriptionExecution(): Plugin {
     const audience = audienceOf(args);
     const { signal: _signal, ...unsignalled } = args as ExecutionArgs & { signal?: AbortSignal };
     const run = async (payload: unknown): Promise<ExecutionResult> => {
-      const result = (await execute({ ...unsignalled, rootValue: payload } as never)) as ExecutionResult;
-      return (args.contextValue && oversizeRefusalFor(args.contextValue as object)) || result;
+      const context = args.contextValue as object | undefined;
+      // Its own signal: aborted when the event goes over its response-size budget, nothing else.
+      const signal = context ? eventAbortSignalFor(context) : undefined;
+      let result: ExecutionResult;
+      try {
+        result = (await execute({ ...unsignalled, rootValue: payload, ...(signal ? { signal } : {}) } as never)) as ExecutionResult;
+      } catch (error) {
+        // The executor rejects with the abort's reason: the refusal below.
+        if (!(context && oversizeRefusalFor(context))) throw error;
+        result = { data: null };
+      }
+      return (context && oversizeRefusalFor(context)) || result;
     };
     const shared = (payload: unknown): Promise<ExecutionResult> => {
       if (typeof payload !== 'object' || payload === null) return run(payload);

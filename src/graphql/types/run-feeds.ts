@@ -1,6 +1,7 @@
 import type { RunRow } from '../../db/database.ts';
-import { approvalRequests, runUpdates, type ApprovalRequest, type RunUpdate } from '../../services/run-feeds.ts';
+import { approvalRequests, FEED_SNAPSHOT_SIZE, runUpdates, type ApprovalRequest, type RunUpdate } from '../../services/run-feeds.ts';
 import { builder } from '../builder.ts';
+import { feedExtensions } from '../query-cost.ts';
 import { pendingCallsOf, PendingToolCallRef } from './approvals.ts';
 import { RunFilterInput, runFilterOf, RunRef } from './runs.ts';
 
@@ -47,12 +48,19 @@ const ApprovalRequestEventRef = builder.objectRef<ApprovalRequest & { snapshot?:
   }),
 });
 
+/**
+ * Both feeds send up to FEED_SNAPSHOT_SIZE events at once when they start: they are costed for all
+ * of them (query-cost.ts), and those events together are bounded like one response (response-size.ts).
+ */
+const LIST_FEED = feedExtensions({ snapshotSize: FEED_SNAPSHOT_SIZE, inSnapshot: (event) => (event as { snapshot?: boolean }).snapshot === true });
+
 builder.subscriptionFields((t) => ({
   runUpdates: t.field({
     type: RunUpdateRef,
     description:
       'The live runs list: the runs matching filter now (newest first, at most 100; snapshot: true), then an update whenever one is created, changes status, makes progress (iterations, usage so far) or finishes — at most one per run per 250 ms, the last with its final state; a run that stops matching gets one last update. A non-admin sees their own runs. Subscribe again for a fresh snapshot.',
     args: { filter: t.arg({ type: RunFilterInput }) },
+    extensions: LIST_FEED,
     subscribe: (_root, args, context) => runUpdates(context.services, runFilterOf(context, args.filter)),
     resolve: (update: RunUpdate) => update,
   }),
@@ -60,6 +68,7 @@ builder.subscriptionFields((t) => ({
     type: ApprovalRequestEventRef,
     description:
       'The live approvals queue for the runs you may decide (your own; an admin: all): the runs waiting now (oldest first, at most 100; snapshot: true), then WAITING, DECIDED and CANCELLED as they happen.',
+    extensions: LIST_FEED,
     subscribe: (_root, _args, context) => approvalRequests(context.services, context.viewer!),
     resolve: (event: ApprovalRequest) => event,
   }),
