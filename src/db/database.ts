@@ -212,7 +212,11 @@ export interface McpServersTable {
   updated_at: CreatedAt;
 }
 
-/** A tool a remote server listed at its last refresh; `unavailable_reason` null = importable. */
+/**
+ * A tool a remote server listed at its last refresh; `unavailable_reason` null = importable.
+ * `description`, `input_schema` and `unavailable_reason` are the PINNED definition (the one offered);
+ * a different definition listed since waits in the `pending_*` columns for an admin.
+ */
 export interface McpToolsTable {
   server_id: string;
   name: string;
@@ -222,6 +226,13 @@ export interface McpToolsTable {
   input_schema: Json<unknown>;
   admin_only: Generated<boolean>;
   unavailable_reason: string | null;
+  /** sha256 of the pinned definition (mcp/definition-digest.ts); null on rows stored before pinning. */
+  pinned_digest: string | null;
+  /** A changed definition the remote listed since the pin; all null when there is none. */
+  pending_description: string | null;
+  pending_input_schema: Json<unknown> | null;
+  pending_unavailable_reason: string | null;
+  pending_digest: string | null;
 }
 
 /** The whole database, one interface per table (Kysely's own example layout). */

@@ -53,10 +53,15 @@ export function remoteServerOf(deps: Pick<McpCatalogDeps, 'secrets' | 'onSecret'
 }
 
 /**
- * The registrable tools of one stored server: the available ones whose schema still checks. Each
+ * The registrable tools of one stored server: the available ones whose schema still checks, each
+ * at its PINNED definition (a pending change is never offered; services/mcp-tool-pins.ts). Each
  * call reveals the headers afresh (they are not kept in memory in plaintext between calls).
  */
-export function toolsOfServer(deps: McpCatalogDeps, row: McpServerRow, stored: readonly McpToolRow[]): Tool[] {
+export function toolsOfServer(
+  deps: McpCatalogDeps,
+  row: McpServerRow,
+  stored: readonly Pick<McpToolRow, 'name' | 'description' | 'input_schema' | 'admin_only' | 'unavailable_reason'>[],
+): Tool[] {
   const call = (toolName: string, args: unknown, signal: AbortSignal) =>
     callRemoteTool(remoteServerOf(deps, row), toolName, args, { timeoutMs: deps.timeoutMs, signal });
   return stored.flatMap((tool) => {

@@ -11,6 +11,7 @@ import { acceptableToolName, checkRemoteSchema, MAX_REMOTE_DESCRIPTION_CHARS, MA
 import { providerHeadersSchema } from '../providers/create-provider.ts';
 import { ToolRegistryError } from '../tools/registry.ts';
 import { remoteServerOf, sealServerHeaders, toolsOfServer, type McpCatalogDeps } from './mcp-catalog.ts';
+import { holdChangedDefinitions } from './mcp-tool-pins.ts';
 import { nullishShape, parseInput, requireId } from './validate.ts';
 
 /** What the MCP services need, taken from the long-lived services. */
@@ -141,7 +142,7 @@ export async function createMcpServer(deps: McpCatalogDeps, input: unknown): Pro
   const id = randomUUID();
   const server = { url: data.url, headers: data.headers ?? {} };
   for (const value of Object.values(server.headers)) deps.onSecret(value);
-  const imports = importsOf(await listOrRefuse(deps, data.name, server), new Map());
+  const imports = holdChangedDefinitions(deps, data.name, importsOf(await listOrRefuse(deps, data.name, server), new Map()), []);
   const headersCiphertext = sealServerHeaders(deps, id, server.headers);
   const draft: McpServerRow = { id, name: data.name, url: data.url, headers_ciphertext: headersCiphertext, refreshed_at: new Date(), created_at: new Date(), updated_at: new Date() };
   return importInto(deps, null, draft, imports, () => mcpServers.insertMcpServer(deps.db, { id, name: data.name, url: data.url, headers_ciphertext: headersCiphertext }, imports));
@@ -167,15 +168,20 @@ export async function updateMcpServer(deps: McpCatalogDeps, id: string, input: u
   return refreshWith(deps, current, { ...current, ...changes });
 }
 
-/** Lists the remote's tools again: new ones arrive disabled, vanished ones leave the catalogue. */
+/**
+ * Lists the remote's tools again: new ones arrive disabled, vanished ones leave the catalogue, a
+ * changed one stays at its pinned definition with the change pending (mcp-tool-pins.ts).
+ */
 export async function refreshMcpServer(deps: McpCatalogDeps, id: string): Promise<McpServerRow> {
   const current = await requireServer(deps, id);
   return refreshWith(deps, current, current);
 }
 
 async function refreshWith(deps: McpCatalogDeps, current: McpServerRow, next: McpServerRow): Promise<McpServerRow> {
-  const adminOnly = new Map((await mcpServers.listMcpTools(deps.db, [current.id])).map((tool) => [tool.name, tool.admin_only]));
-  const imports = importsOf(await listOrRefuse(deps, next.name, remoteServerOf(deps, next)), adminOnly);
+  const stored = await mcpServers.listMcpTools(deps.db, [current.id]);
+  const adminOnly = new Map(stored.map((tool) => [tool.name, tool.admin_only]));
+  // A changed definition is held back at the tool's pin until an admin accepts it (mcp-tool-pins.ts).
+  const imports = holdChangedDefinitions(deps, next.name, importsOf(await listOrRefuse(deps, next.name, remoteServerOf(deps, next)), adminOnly), stored);
   const { name: nextName, url: nextUrl, headers_ciphertext } = next;
   const row = await importInto(deps, current.name, next, imports, () =>
     mcpServers.updateMcpServer(deps.db, current.id, { name: nextName, url: nextUrl, headers_ciphertext }, imports),

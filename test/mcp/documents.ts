@@ -25,3 +25,17 @@ export const UPDATE_MCP_SERVER = graphql(`
     updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }
   }
 `);
+export const ACCEPT_MCP_TOOL_CHANGE = graphql(`
+  mutation ImportAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String) {
+    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) {
+      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }
+    }
+  }
+`);
+export const REJECT_MCP_TOOL_CHANGE = graphql(`
+  mutation ImportRejectMcpToolChange($serverId: ID!, $toolName: String!) {
+    rejectMcpToolChange(serverId: $serverId, toolName: $toolName) {
+      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }
+    }
+  }
+`);

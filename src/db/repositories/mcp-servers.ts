@@ -85,6 +85,47 @@ export async function setMcpToolAdminOnly(db: Db, serverId: string, toolName: st
   return Number(result.numUpdatedRows) > 0;
 }
 
+export async function findMcpTool(db: Db, serverId: string, toolName: string): Promise<McpToolRow | undefined> {
+  if (onlyUuids([serverId]).length === 0) return undefined;
+  return db.selectFrom('mcp_tools').selectAll().where('server_id', '=', serverId).where('name', '=', toolName).executeTakeFirst();
+}
+
+const NO_PENDING = { pending_description: null, pending_input_schema: null, pending_unavailable_reason: null, pending_digest: null } as const;
+
+/**
+ * Pins the pending definition of one tool (it becomes the offered one) and clears it, only while
+ * the pending digest is still `pendingDigest`: a change listed after the admin looked is never
+ * accepted in its place. False when nothing matched.
+ */
+export async function acceptPendingDefinition(db: Db, serverId: string, toolName: string, pendingDigest: string): Promise<boolean> {
+  const result = await db
+    .updateTable('mcp_tools')
+    .set({
+      description: sql<string>`pending_description`,
+      input_schema: sql<string>`pending_input_schema`,
+      unavailable_reason: sql<string | null>`pending_unavailable_reason`,
+      pinned_digest: sql<string>`pending_digest`,
+      ...NO_PENDING,
+    })
+    .where('server_id', '=', serverId)
+    .where('name', '=', toolName)
+    .where('pending_digest', '=', pendingDigest)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Drops the pending definition of one tool while its digest is still `pendingDigest`; the pin stays. */
+export async function rejectPendingDefinition(db: Db, serverId: string, toolName: string, pendingDigest: string): Promise<boolean> {
+  const result = await db
+    .updateTable('mcp_tools')
+    .set(NO_PENDING)
+    .where('server_id', '=', serverId)
+    .where('name', '=', toolName)
+    .where('pending_digest', '=', pendingDigest)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Deletes the server and (cascade) its tools; the name of the deleted server, or undefined. */
 export async function deleteMcpServer(db: Db, id: string): Promise<string | undefined> {
   const row = await db.deleteFrom('mcp_servers').where('id', '=', id).returning('name').executeTakeFirst();

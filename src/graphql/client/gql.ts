@@ -137,12 +137,18 @@ type Documents = {
     "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": typeof types.ImportRefreshMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": typeof types.ImportToolsDocument,
     "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": typeof types.ImportUpdateMcpServerDocument,
+    "\n  mutation ImportAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n": typeof types.ImportAcceptMcpToolChangeDocument,
+    "\n  mutation ImportRejectMcpToolChange($serverId: ID!, $toolName: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n": typeof types.ImportRejectMcpToolChangeDocument,
     "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.McpCreateUserDocument,
     "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": typeof types.McpSetUserActiveDocument,
     "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": typeof types.McpSetToolEnabledDocument,
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": typeof types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": typeof types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": typeof types.McpRunsDocument,
+    "\n  query PinTools($id: ID!) {\n    node(id: $id) {\n      __typename\n      ... on McpServer {\n        tools {\n          name description inputSchema pinnedDigest\n          pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n        }\n      }\n    }\n  }\n": typeof types.PinToolsDocument,
+    "\n  query PinServers { mcpServers { name tools { name pendingChange { new { description } } } } }\n": typeof types.PinServersDocument,
+    "\n  mutation PinEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": typeof types.PinEnableToolDocument,
+    "\n  query PinViewer { viewer { id } }\n": typeof types.PinViewerDocument,
     "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": typeof types.ImportSetMcpToolAdminOnlyDocument,
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": typeof types.ImportDeleteMcpServerDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": typeof types.ImportEnableToolDocument,
@@ -290,12 +296,18 @@ const documents: Documents = {
     "\n  mutation ImportRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { tools { name available } } ... on Error { message } }\n  }\n": types.ImportRefreshMcpServerDocument,
     "\n  query ImportTools { tools { name group enabled enabledByDefault requiresAdmin parameters } mcpServers { name headerNames url } }\n": types.ImportToolsDocument,
     "\n  mutation ImportUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { name group headerNames } ... on Error { message } }\n  }\n": types.ImportUpdateMcpServerDocument,
+    "\n  mutation ImportAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n": types.ImportAcceptMcpToolChangeDocument,
+    "\n  mutation ImportRejectMcpToolChange($serverId: ID!, $toolName: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n": types.ImportRejectMcpToolChangeDocument,
     "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.McpCreateUserDocument,
     "\n  mutation McpSetUserActive($id: ID!, $active: Boolean!) { setUserActive(userId: $id, active: $active) { __typename } }\n": types.McpSetUserActiveDocument,
     "\n  mutation McpSetToolEnabled($name: String!, $enabled: Boolean!) { setToolEnabled(name: $name, enabled: $enabled) { enabled } }\n": types.McpSetToolEnabledDocument,
     "\n  mutation McpSetBudget($input: SetBudgetInput!) { setBudget(input: $input) { __typename } }\n": types.McpSetBudgetDocument,
     "\n  mutation McpUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) { updateConfiguration(id: $id, input: $input) { __typename } }\n": types.McpUpdateConfigurationDocument,
     "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n": types.McpRunsDocument,
+    "\n  query PinTools($id: ID!) {\n    node(id: $id) {\n      __typename\n      ... on McpServer {\n        tools {\n          name description inputSchema pinnedDigest\n          pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n        }\n      }\n    }\n  }\n": types.PinToolsDocument,
+    "\n  query PinServers { mcpServers { name tools { name pendingChange { new { description } } } } }\n": types.PinServersDocument,
+    "\n  mutation PinEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": types.PinEnableToolDocument,
+    "\n  query PinViewer { viewer { id } }\n": types.PinViewerDocument,
     "\n  mutation ImportSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { tools { name adminOnly } } }\n  }\n": types.ImportSetMcpToolAdminOnlyDocument,
     "\n  mutation ImportDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } } }\n": types.ImportDeleteMcpServerDocument,
     "\n  mutation ImportEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n": types.ImportEnableToolDocument,
@@ -829,6 +841,14 @@ export function graphql(source: "\n  mutation ImportUpdateMcpServer($id: ID!, $i
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation ImportAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportRejectMcpToolChange($serverId: ID!, $toolName: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportRejectMcpToolChange($serverId: ID!, $toolName: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName) {\n      __typename ... on McpServer { tools { name description pendingChange { new { digest } } } } ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation McpCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -850,6 +870,22 @@ export function graphql(source: "\n  mutation McpUpdateConfiguration($id: ID!, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"): (typeof documents)["\n  query McpRuns($filter: RunFilter) {\n    runs(filter: $filter, first: 3) {\n      edges { node { id kind status terminationReason errorMessage privacyLevel prompt iterations\n        user { id name } configuration { id name }\n        steps(first: 20) { edges { node { sequence kind round toolName toolArguments toolResult toolIsError contentRedacted\n          toolResultLength toolArtifactsCount toolArtifactTypes\n          artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } } } } } } }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PinTools($id: ID!) {\n    node(id: $id) {\n      __typename\n      ... on McpServer {\n        tools {\n          name description inputSchema pinnedDigest\n          pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PinTools($id: ID!) {\n    node(id: $id) {\n      __typename\n      ... on McpServer {\n        tools {\n          name description inputSchema pinnedDigest\n          pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PinServers { mcpServers { name tools { name pendingChange { new { description } } } } }\n"): (typeof documents)["\n  query PinServers { mcpServers { name tools { name pendingChange { new { description } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PinEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"): (typeof documents)["\n  mutation PinEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PinViewer { viewer { id } }\n"): (typeof documents)["\n  query PinViewer { viewer { id } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

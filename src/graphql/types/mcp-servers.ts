@@ -5,15 +5,43 @@ import { ConflictError, McpServerUnreachableError, NotFoundError, ValidationErro
 import { mcpGroup } from '../../mcp/remote-tools.ts';
 import { serverHeaderNames } from '../../services/mcp-catalog.ts';
 import * as mcp from '../../services/mcp-servers.ts';
+import { decideMcpToolChange, pendingChangeOf, pinnedDigestOf, type McpToolChangeView, type McpToolDefinitionView } from '../../services/mcp-tool-pins.ts';
 import { builder } from '../builder.ts';
 import { DeletedRef } from './root.ts';
 
+const McpToolDefinitionRef = builder.objectRef<McpToolDefinitionView>('McpToolDefinition').implement({
+  description: "One definition of an imported tool, as the remote listed it (untrusted text).",
+  fields: (t) => ({
+    description: t.exposeString('description'),
+    inputSchema: t.field({ type: 'JSON', resolve: (definition) => definition.inputSchema }),
+    digest: t.exposeString('digest', { description: 'sha256 (hex) of name, description and input schema as canonical JSON.' }),
+    unavailableReason: t.exposeString('unavailableReason', { nullable: true, description: 'Why this definition cannot be offered at all; null when it can.' }),
+  }),
+});
+
+const McpToolChangeRef = builder.objectRef<McpToolChangeView>('McpToolChange').implement({
+  description: 'A definition the remote listed that differs from the pinned one: held back until an admin accepts it (acceptMcpToolChange) or rejects it (rejectMcpToolChange).',
+  fields: (t) => ({
+    old: t.field({ type: McpToolDefinitionRef, description: 'The pinned definition: the one offered.', resolve: (change) => change.old }),
+    new: t.field({ type: McpToolDefinitionRef, description: 'The definition the remote listed at its last refresh: never offered before it is accepted.', resolve: (change) => change.new }),
+  }),
+});
+
 const McpToolRef = builder.objectRef<McpToolRow>('McpTool').implement({
-  description: 'A tool the remote server listed at its last refresh. Switch it on with setToolEnabled (imported tools start disabled).',
+  description:
+    'A tool the remote server listed at its last refresh, at its PINNED definition (the one offered; pinned at first import and whenever an admin accepts a change). ' +
+    'Switch it on with setToolEnabled (imported tools start disabled).',
   fields: (t) => ({
     name: t.exposeString('name'),
-    description: t.exposeString('description', { description: "The remote's own text (untrusted; neutralised and capped before a model sees it)." }),
-    inputSchema: t.field({ type: 'JSON', resolve: (tool) => tool.input_schema }),
+    description: t.exposeString('description', { description: "The pinned definition's text: the remote's own (untrusted; neutralised and capped before a model sees it)." }),
+    inputSchema: t.field({ type: 'JSON', description: "The pinned definition's input schema.", resolve: (tool) => tool.input_schema }),
+    pinnedDigest: t.string({ description: 'sha256 (hex) of the pinned definition (name, description, input schema as canonical JSON).', resolve: (tool) => pinnedDigestOf(tool) }),
+    pendingChange: t.field({
+      type: McpToolChangeRef,
+      nullable: true,
+      description: 'The changed definition the remote listed since the pin, beside the pinned one; null when there is none.',
+      resolve: (tool) => pendingChangeOf(tool),
+    }),
     adminOnly: t.exposeBoolean('admin_only', { description: 'Only admins may use it (setMcpToolAdminOnly); kept across refreshes.' }),
     available: t.boolean({
       description: 'False when the tool cannot be offered at all (see unavailableReason); the rest of the server is unaffected.',
@@ -109,6 +137,32 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { serverId, toolName, adminOnly }, context) =>
       mcp.setMcpToolAdminOnly(mcp.mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
+  }),
+  acceptMcpToolChange: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description: "Pins the tool's pending definition: every instance offers it from now on. Audited.",
+    errors: { types: [NotFoundError, ConflictError] },
+    args: {
+      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
+      toolName: t.arg.string({ required: true }),
+      digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
+    },
+    resolve: (_root, { serverId, toolName, digest }, context) =>
+      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, 'accept', digest),
+  }),
+  rejectMcpToolChange: t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description: 'Drops the pending definition and keeps the pinned one (a later refresh listing the same change shows it pending again). Audited.',
+    errors: { types: [NotFoundError, ConflictError] },
+    args: {
+      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
+      toolName: t.arg.string({ required: true }),
+      digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
+    },
+    resolve: (_root, { serverId, toolName, digest }, context) =>
+      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, 'reject', digest),
   }),
   deleteMcpServer: t.field({
     type: DeletedRef,
