@@ -1,18 +1,18 @@
 import type { DestinationStream } from 'pino';
-import { type Config, environmentSnapshot, secretValues } from './config.ts';
+import { type Config, ConfigError, environmentSnapshot, secretValues } from './config.ts';
 import type { Services } from './context.ts';
 import { createDb, type DbHandle } from './db/create-db.ts';
-import type { RunRow } from './db/database.ts';
+import type { Db, RunRow } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
 import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
-import { createRunManager, runCancellationSchema, type RunCancellation } from './services/run-manager.ts';
+import { confirmCancellation, createRunManager, runCancellationSchema, type RunCancellation } from './services/run-manager.ts';
 import type { RedisTransport } from './cluster/redis.ts';
 import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
-import { createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
+import { confirmRevocation, createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
 import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, type McpCatalogChange } from './services/mcp-catalog.ts';
 import { mcpCatalogDeps } from './services/mcp-servers.ts';
 import { countWaitingRuns, pingDatabase } from './db/repositories/probes.ts';
@@ -93,9 +93,10 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
     const thirdParty = await loadToolModules(config.toolModules, { logger: logger.child({ component: 'tools' }) });
     const registry = createRegistry([{ source: 'builtin', tools: builtinTools() }, ...thirdParty]);
     const db = handle.db;
+    const control = cluster.control(db);
     const redis = transport;
     const bus = cluster.bus;
-    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), bus, ...(redis ? { redisStats: () => redis.stats } : {}) });
+    const metrics = createMetrics({ approvalsWaiting: () => countWaitingRuns(db), bus, ...(redis ? { redisStats: () => redis.stats, redisRejections: () => redis.rejections.counts() } : {}) });
     const readiness = createReadiness(
       {
         database: () => pingDatabase(db),
@@ -110,9 +111,9 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       logger,
     );
     const base: Omit<Services, 'runs'> = {
-      revocations: cluster.revocations,
-      cancellations: cluster.cancellations,
-      mcpCatalog: cluster.mcpCatalog,
+      revocations: control.revocations,
+      cancellations: control.cancellations,
+      mcpCatalog: control.mcpCatalog,
       metrics,
       config,
       db: handle.db,
@@ -180,7 +181,9 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
 
 /**
  * The bus and broadcasts of this instance: in-process without REDIS_URL; over Redis with it (the
- * start fails, naming REDIS_URL, when Redis cannot be reached).
+ * start fails, naming REDIS_URL, when Redis cannot be reached). Over Redis every message is signed
+ * with a key derived from AIRLOCK_MASTER_KEY, and a control message of another instance is acted on
+ * only once the database bears it out (`control(db)`, built once the database is open).
  */
 async function connectCluster(config: Config, logger: Logger) {
   const onListenerError = (what: string) => (error: unknown) => logger.error({ err: error }, `a listener of ${what} failed`);
@@ -188,24 +191,36 @@ async function connectCluster(config: Config, logger: Logger) {
     return {
       transport: null,
       bus: createRunEventBus<RunRow>({ subscriberBuffer: config.subscriberBuffer }),
-      revocations: createUserRevocations(onListenerError('user revocations')),
-      cancellations: createLocalBroadcast<RunCancellation>(onListenerError('run cancellations')),
-      mcpCatalog: createLocalBroadcast<McpCatalogChange>(onListenerError('MCP catalogue changes')),
+      control: () => ({
+        revocations: createUserRevocations(onListenerError('user revocations')),
+        cancellations: createLocalBroadcast<RunCancellation>(onListenerError('run cancellations')),
+        mcpCatalog: createLocalBroadcast<McpCatalogChange>(onListenerError('MCP catalogue changes')),
+      }),
     };
   }
+  // loadConfig requires it with REDIS_URL (through DATABASE_URL); a Config built otherwise is refused here.
+  const masterKey = config.masterKey;
+  if (!masterKey) throw new ConfigError('Invalid configuration:\n  AIRLOCK_MASTER_KEY: is required with REDIS_URL (the messages between instances are signed with a key derived from it)');
   // Loaded only here: a single instance never loads the Redis client.
   const [{ connectRedis, describeRedisUrl }, { createRedisBroadcast, createRedisRunBus }] = await Promise.all([
     import('./cluster/redis.ts'),
     import('./cluster/bus.ts'),
   ]);
-  const transport = await connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, logger: logger.child({ component: 'redis' }) });
+  const transport = await connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, masterKey, logger: logger.child({ component: 'redis' }) });
   logger.info({ redis: describeRedisUrl(config.redisUrl), prefix: config.redisPrefix, instance: transport.instanceId }, 'live events and control travel over Redis');
   return {
     transport,
     bus: createRedisRunBus(transport, { subscriberBuffer: config.subscriberBuffer, logger }),
-    revocations: createRedisBroadcast(transport, 'revocation', userRevocationSchema, onListenerError('user revocations')),
-    cancellations: createRedisBroadcast(transport, 'cancel', runCancellationSchema, onListenerError('run cancellations')),
-    mcpCatalog: createRedisBroadcast(transport, 'mcp-catalog', mcpCatalogChangeSchema, onListenerError('MCP catalogue changes')),
+    control: (db: Db) => ({
+      revocations: createRedisBroadcast(transport, 'revocation', userRevocationSchema, onListenerError('user revocations'), {
+        confirm: (revocation) => confirmRevocation(db, revocation),
+      }),
+      cancellations: createRedisBroadcast(transport, 'cancel', runCancellationSchema, onListenerError('run cancellations'), {
+        confirm: (cancellation) => confirmCancellation(db, cancellation),
+      }),
+      // A catalogue change only makes an instance reload the catalogue from the database.
+      mcpCatalog: createRedisBroadcast(transport, 'mcp-catalog', mcpCatalogChangeSchema, onListenerError('MCP catalogue changes')),
+    }),
   };
 }
 

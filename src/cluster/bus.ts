@@ -17,8 +17,11 @@ const UNAVAILABLE =
   'The live feed of the other Airlock instances is not available right now (Redis is reconnecting); subscribe again in a moment (runEvents replays what is stored).';
 
 /**
- * A message from another instance is outside input: its shape is checked before anyone reads it (a
- * message that does not fit is dropped and counted). Dates travel as ISO strings and are revived;
+ * A message from another instance is outside input. Its signature was checked by the transport
+ * (only an instance holding the deployment's master key sent it); its shape is checked here before
+ * anyone reads it (a message that does not fit is dropped and counted). Events are not checked
+ * against the database: they only feed live views (what is stored never changes on an event), and
+ * a lookup per event would delay and reorder them; control messages are (createRedisBroadcast). Dates travel as ISO strings and are revived;
  * step payloads are passed on as they were stored (they were built by our own recorder).
  */
 const date = z.coerce.date();
@@ -136,18 +139,32 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
   };
 }
 
+export interface RedisBroadcastOptions<Message> {
+  /**
+   * Asked before a message from another instance is acted on: true only when the database (where
+   * the state lives) bears it out — a cancellation only for a run whose cancel was requested, a
+   * revocation only for a user who really lost access. A message it refuses (or that it cannot
+   * check: the error is reported) is dropped and counted as `unconfirmed`. Messages of this
+   * instance are not asked about: they were published after the change committed.
+   */
+  readonly confirm?: (message: Message) => Promise<boolean>;
+}
+
 /**
  * A broadcast that reaches every instance: delivered here at once, and to the others over the
- * control channel under `name`; what arrives is checked against `schema` (anything else is dropped).
- * A message published while Redis is away reaches this instance only.
+ * control channel under `name`; what arrives is checked against `schema` (anything else is dropped),
+ * then, with `confirm`, against the database. A message published while Redis is away reaches this
+ * instance only.
  */
 export function createRedisBroadcast<Message>(
   transport: RedisTransport,
   name: string,
   schema: z.ZodType<Message>,
   onListenerError: (error: unknown) => void,
+  options: RedisBroadcastOptions<Message> = {},
 ): Broadcast<Message> {
   const local = createLocalBroadcast<Message>(onListenerError);
+  const { confirm } = options;
   transport.onMessage('control', (key, body) => {
     if (key !== name) return;
     let parsed: unknown;
@@ -157,7 +174,16 @@ export function createRedisBroadcast<Message>(
       return;
     }
     const result = schema.safeParse(parsed);
-    if (result.success) local.publish(result.data);
+    if (!result.success) return;
+    const message = result.data;
+    if (!confirm) return local.publish(message);
+    void confirm(message).then(
+      (confirmed) => (confirmed ? local.publish(message) : transport.rejections.record('unconfirmed')),
+      (error: unknown) => {
+        transport.rejections.record('unconfirmed');
+        onListenerError(error);
+      },
+    );
   });
   return {
     publish(message) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { BUS_REJECTION_REASONS, deriveBusKey, MAX_CLOCK_AHEAD_MS, MAX_MESSAGE_AGE_MS, openBusMessage, sealBusMessage, type BusRejectionReason } from './signing.ts';
 
 /** The two channels every instance publishes on and listens to, under the configured prefix. */
 export type RedisChannel = 'events' | 'control';
@@ -10,11 +11,13 @@ const CHANNELS: readonly RedisChannel[] = ['events', 'control'];
 /**
  * Messages between instances over Redis pub/sub. Each message carries its origin (an id drawn at
  * start) and a key (a run id, a control message's name): an instance never receives its own
- * messages, and a listener can skip a message by its key without decoding the body.
+ * messages, and a listener can skip a message by its key without decoding the body. Every message is
+ * signed with the deployment's bus key (src/cluster/signing.ts); one that is unsigned, badly signed,
+ * stale, from the future or seen before is dropped before any listener sees it, and counted.
  */
 export interface RedisTransport {
   readonly instanceId: string;
-  /** Fire and forget: while Redis is away the message is dropped (counted), never queued in memory. */
+  /** Fire and forget: while Redis is away the message is dropped (counted), never queued in memory. `key` holds no tab. */
   publish(channel: RedisChannel, key: string, body: string): void;
   /** Messages of other instances on `channel`, in the order each instance published them. */
   onMessage(channel: RedisChannel, listener: (key: string, body: string) => void): void;
@@ -23,7 +26,64 @@ export interface RedisTransport {
   /** True while the subscriber connection is up AND subscribed: messages of other instances arrive. */
   connected(): boolean;
   readonly stats: { published: number; dropped: number; received: number; outages: number };
+  /** Messages dropped at the trust boundary, by reason (the bus adds `unconfirmed` control messages). */
+  readonly rejections: BusRejections;
   close(): Promise<void>;
+}
+
+export interface BusRejections {
+  record(reason: BusRejectionReason): void;
+  /** Since start, every reason present (0 if none). */
+  counts(): Readonly<Record<BusRejectionReason, number>>;
+  /** Stops the pending log line (at close). */
+  stop(): void;
+}
+
+/** At most one log line about dropped messages per this many ms (a flood must not flood the log). */
+export const REJECTION_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Counts dropped messages and logs them in bursts: the first one at once, then at most one warn per
+ * REJECTION_LOG_INTERVAL_MS with how many were dropped since the last line, by reason.
+ */
+export function createBusRejections(logger: Logger, intervalMs = REJECTION_LOG_INTERVAL_MS): BusRejections {
+  const totals = Object.fromEntries(BUS_REJECTION_REASONS.map((reason) => [reason, 0])) as Record<BusRejectionReason, number>;
+  let pending: Partial<Record<BusRejectionReason, number>> = {};
+  let pendingCount = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (pendingCount === 0) return;
+    logger.warn(
+      // A summary string: the logger redacts fields named like secrets (`bad_mac` among them).
+      { rejected: pendingCount, reasons: Object.entries(pending).map(([reason, count]) => `${reason}: ${count}`).join(', ') },
+      `dropped ${pendingCount} message(s) from Redis: unsigned, badly signed, stale or replayed, or control messages the database does not bear out (every instance must have the same AIRLOCK_MASTER_KEY)`,
+    );
+    pending = {};
+    pendingCount = 0;
+  };
+  return {
+    record(reason) {
+      totals[reason] += 1;
+      pending[reason] = (pending[reason] ?? 0) + 1;
+      pendingCount += 1;
+      if (timer) return;
+      flush();
+      const quiet = () => {
+        timer = null;
+        if (pendingCount === 0) return;
+        flush();
+        timer = setTimeout(quiet, intervalMs);
+        timer.unref();
+      };
+      timer = setTimeout(quiet, intervalMs);
+      timer.unref();
+    },
+    counts: () => ({ ...totals }),
+    stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
 }
 
 export interface RedisTransportOptions {
@@ -31,6 +91,11 @@ export interface RedisTransportOptions {
   /** Prefix of the channel names (several deployments, or test files, can share one Redis). */
   readonly prefix: string;
   readonly logger: Logger;
+  /**
+   * AIRLOCK_MASTER_KEY, the same on every instance of the deployment: the bus key that signs and
+   * checks every message is derived from it (never the key itself).
+   */
+  readonly masterKey: Buffer;
   /** How long the first connection may take before the start is refused (default 5 s). */
   readonly connectTimeoutMs?: number;
 }
@@ -57,6 +122,17 @@ export async function connectRedis(options: RedisTransportOptions): Promise<Redi
   const { url, prefix, logger } = options;
   const where = describeRedisUrl(url);
   const instanceId = randomUUID();
+  const busKey = deriveBusKey(options.masterKey);
+  const rejections = createBusRejections(logger);
+  let sequence = 0;
+  /**
+   * The last sequence number taken from each origin, and when (this clock): a message at or below it
+   * is a replay. An origin silent for longer than a message may live is forgotten (its old messages
+   * are stale by then).
+   */
+  const lastSeen = new Map<string, { sequence: number; at: number }>();
+  const FORGET_AFTER_MS = MAX_MESSAGE_AGE_MS + MAX_CLOCK_AHEAD_MS;
+  let lastSweep = Date.now();
   const channelName = (channel: RedisChannel) => `${prefix}${channel}`;
   const client = (role: string) =>
     new Redis(url, {
@@ -116,13 +192,20 @@ export async function connectRedis(options: RedisTransportOptions): Promise<Redi
         logger.warn({ err: error, redis: where }, 'could not subscribe to the Redis channels; retrying at the next reconnect'),
       ),
   );
-  subscriber.on('message', (channel: string, message: string) => {
-    const origin = message.indexOf('\t');
-    const keyEnd = message.indexOf('\t', origin + 1);
-    if (origin < 0 || keyEnd < 0 || message.slice(0, origin) === instanceId) return;
+  subscriber.on('message', (channel: string, raw: string) => {
+    const now = Date.now();
+    const opened = openBusMessage(busKey, channel, raw, now);
+    if (!opened.ok) return rejections.record(opened.reason);
+    const { origin, key, body } = opened.message;
+    if (origin === instanceId) return;
+    const seen = lastSeen.get(origin);
+    if (seen && opened.message.sequence <= seen.sequence) return rejections.record('replayed');
+    lastSeen.set(origin, { sequence: opened.message.sequence, at: now });
+    if (now - lastSweep > FORGET_AFTER_MS) {
+      lastSweep = now;
+      for (const [id, entry] of lastSeen) if (entry.at < now - FORGET_AFTER_MS) lastSeen.delete(id);
+    }
     stats.received += 1;
-    const key = message.slice(origin + 1, keyEnd);
-    const body = message.slice(keyEnd + 1);
     for (const listener of listeners.get(channel) ?? []) listener(key, body);
   });
 
@@ -131,6 +214,7 @@ export async function connectRedis(options: RedisTransportOptions): Promise<Redi
     await subscribe();
   } catch (error) {
     closing = true;
+    rejections.stop();
     publisher.disconnect();
     subscriber.disconnect();
     const reason = subscriberError()?.message ?? (error instanceof Error ? error.message : String(error));
@@ -142,13 +226,16 @@ export async function connectRedis(options: RedisTransportOptions): Promise<Redi
   return {
     instanceId,
     stats,
+    rejections,
     publish(channel, key, body) {
       if (publisher.status !== 'ready') {
         stats.dropped += 1;
         return;
       }
       stats.published += 1;
-      publisher.publish(channelName(channel), `${instanceId}\t${key}\t${body}`).catch(() => (stats.dropped += 1));
+      const name = channelName(channel);
+      const sealed = sealBusMessage(busKey, name, { origin: instanceId, sequence: (sequence += 1), sentAt: Date.now(), key, body });
+      publisher.publish(name, sealed).catch(() => (stats.dropped += 1));
     },
     onMessage(channel, listener) {
       const name = channelName(channel);
@@ -158,6 +245,7 @@ export async function connectRedis(options: RedisTransportOptions): Promise<Redi
     connected: () => subscribed && subscriber.status === 'ready',
     async close() {
       closing = true;
+      rejections.stop();
       subscriber.disconnect();
       // QUIT lets the publishes already sent reach Redis; a publisher that is down just disconnects.
       await Promise.race([publisher.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);

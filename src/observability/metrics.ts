@@ -29,6 +29,8 @@ export interface MetricsSources {
   readonly bus?: { subscriberCount(): number; deepestQueue(): number };
   /** The Redis transport's counters, when this instance uses Redis. */
   redisStats?(): { published: number; dropped: number; received: number; outages: number };
+  /** Messages from Redis dropped at the trust boundary since start, by reason (a fixed list). */
+  redisRejections?(): Readonly<Record<string, number>>;
 }
 
 const PREFIX = 'airlock_';
@@ -90,6 +92,19 @@ export function createMetrics(sources: MetricsSources): Metrics {
       registers,
       collect() {
         for (const [kind, value] of Object.entries(redisStats())) this.set({ kind }, value);
+      },
+    });
+  }
+  const redisRejections = sources.redisRejections;
+  if (redisRejections) {
+    new Counter({
+      name: `${PREFIX}event_bus_rejected_messages_total`,
+      help: 'Messages from Redis dropped since start, by reason (unsigned, bad_mac, stale, future, replayed; unconfirmed: a control message the database does not bear out).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [reason, value] of Object.entries(redisRejections())) this.inc({ reason }, value);
       },
     });
   }

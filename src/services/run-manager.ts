@@ -27,6 +27,16 @@ export interface RunCancellation {
 export const runCancellationSchema: z.ZodType<RunCancellation> = z.object({ runId: z.uuid() });
 
 /**
+ * Whether the database bears out a cancellation that came from another instance: its run's row says
+ * a cancel was requested (`cancelRun` stores that before publishing). Anything else — a message
+ * forged on Redis, or one for a run that does not exist — is not acted on.
+ */
+export async function confirmCancellation(db: RunManagerDeps['db'], { runId }: RunCancellation): Promise<boolean> {
+  const [run] = await runs.findRunsByIds(db, [runId]);
+  return run !== undefined && run.cancel_requested_at !== null;
+}
+
+/**
  * What the run manager uses: what running a loop reads, the bus its runs publish on, and the
  * broadcast that carries cancellations to the instance driving a run.
  */

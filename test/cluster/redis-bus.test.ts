@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createRedisBroadcast, createRedisRunBus } from '../../src/cluster/bus.ts';
 import { connectRedis, type RedisTransport } from '../../src/cluster/redis.ts';
+import { deriveBusKey, sealBusMessage } from '../../src/cluster/signing.ts';
 import { ConfigError } from '../../src/config.ts';
 import type { RunRow } from '../../src/db/database.ts';
 import { createLogger, LogRing, SecretScrubber } from '../../src/logger.ts';
@@ -70,10 +71,17 @@ interface Instance {
   logs: LogCollector;
 }
 
+/** The master key of the deployment these instances form (the bus key is derived from it). */
+const masterKey = randomBytes(32);
+/** A message as an instance of this deployment would send it: how these tests speak for another instance. */
+let sentByOthers = 0;
+const signed = (channel: string, key: string, body: string) =>
+  sealBusMessage(deriveBusKey(masterKey), channel, { origin: 'someone-else', sequence: (sentByOthers += 1), sentAt: Date.now(), key, body });
+
 const opened: RedisTransport[] = [];
 async function instance(url: string, prefix: string, subscriberBuffer?: number): Promise<Instance> {
   const { logger, destination } = testLogger();
-  const transport = await connectRedis({ url, prefix, logger });
+  const transport = await connectRedis({ url, prefix, logger, masterKey });
   opened.push(transport);
   return { transport, bus: createRedisRunBus(transport, { logger, subscriberBuffer }), logs: destination };
 }
@@ -130,7 +138,7 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
     const watching = b.bus.subscribe(runId);
     const raw = new Redis(TEST_REDIS_URL!);
     try {
-      const send = (body: string) => raw.publish(`${prefix}events`, `someone-else\t${runId}\t${body}`);
+      const send = (body: string) => raw.publish(`${prefix}events`, signed(`${prefix}events`, runId, body));
       await send('not json');
       await send(JSON.stringify({ type: 'step', runId, sequence: -1 }));
       await send(JSON.stringify({ ...step(randomUUID(), 1) })); // its key names another run
@@ -178,7 +186,7 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
     onB.subscribe((message) => seenB.push(message));
     const raw = new Redis(TEST_REDIS_URL!);
     try {
-      await raw.publish(`${prefix}control`, `someone-else\trevocation\t${JSON.stringify({ userId: 'x', reason: 'GONE' })}`);
+      await raw.publish(`${prefix}control`, signed(`${prefix}control`, 'revocation', JSON.stringify({ userId: 'x', reason: 'GONE' })));
       onA.publish({ userId: 'u-1', reason: 'DEACTIVATED' });
       await waitFor(() => seenB.length === 1, 'the revocation on B');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -188,6 +196,75 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
     } finally {
       raw.disconnect();
     }
+  });
+});
+
+describe.skipIf(!TEST_REDIS_URL)('the trust boundary of the bus over Redis (shared Redis, own prefix)', () => {
+  it('should drop and count what no instance of the deployment sent (unsigned, another key, stale, future, replayed), deliver what one did, and log the drops once per burst', async () => {
+    const prefix = uniquePrefix('forged');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const runId = randomUUID();
+    const watching = b.bus.subscribe(runId);
+    const channel = `${prefix}events`;
+    const raw = new Redis(TEST_REDIS_URL!);
+    const capture = new Redis(TEST_REDIS_URL!);
+    try {
+      const captured: string[] = [];
+      capture.on('message', (_channel: string, message: string) => captured.push(message));
+      await capture.subscribe(channel);
+      a.bus.publish(step(runId, 1));
+      expect((await take(watching, 1))[0]).toMatchObject({ type: 'step', sequence: 1 });
+      await waitFor(() => captured.length === 1, 'the captured message');
+
+      const body = (sequence: number) => JSON.stringify(step(runId, sequence));
+      const sealed = (key: Buffer, sentAt: number, sequence: number) =>
+        sealBusMessage(key, channel, { origin: 'outsider', sequence: (sentByOthers += 1), sentAt, key: runId, body: body(sequence) });
+      await raw.publish(channel, `outsider\t${runId}\t${body(101)}`);
+      await raw.publish(channel, sealed(deriveBusKey(randomBytes(32)), Date.now(), 102));
+      await raw.publish(channel, sealed(deriveBusKey(masterKey), Date.now() - 10 * 60_000, 103));
+      await raw.publish(channel, sealed(deriveBusKey(masterKey), Date.now() + 10 * 60_000, 104));
+      // A's own message, captured and published again: its sequence was taken already.
+      await raw.publish(channel, captured[0]!);
+      a.bus.publish(step(runId, 2));
+      // Delivered in publish order: once step 2 is here, every forgery before it was dropped.
+      expect((await take(watching, 1))[0]).toMatchObject({ type: 'step', sequence: 2 });
+      expect(b.transport.rejections.counts()).toEqual({ unsigned: 1, bad_mac: 1, stale: 1, future: 1, replayed: 1, unconfirmed: 0 });
+      expect(b.transport.stats.received).toBe(2);
+      expect(messages(b.logs).filter((msg) => msg.startsWith('dropped'))).toHaveLength(1);
+      expect(a.transport.rejections.counts().unsigned).toBe(1);
+    } finally {
+      raw.disconnect();
+      capture.disconnect();
+      await watching.return!();
+    }
+  });
+
+  it('should act on a control message of another instance only once the database bears it out', async () => {
+    const prefix = uniquePrefix('confirm');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const errors: unknown[] = [];
+    const asked: UserRevocation[] = [];
+    const onA = createRedisBroadcast(a.transport, 'revocation', userRevocationSchema, (error) => errors.push(error));
+    const onB = createRedisBroadcast(b.transport, 'revocation', userRevocationSchema, (error) => errors.push(error), {
+      confirm: async (message) => {
+        asked.push(message);
+        if (message.userId === 'broken') throw new Error('the database is away');
+        return message.userId === 'really-revoked';
+      },
+    });
+    const seenB: UserRevocation[] = [];
+    onB.subscribe((message) => seenB.push(message));
+    onA.publish({ userId: 'still-active', reason: 'DEACTIVATED' });
+    onA.publish({ userId: 'broken', reason: 'DEACTIVATED' });
+    onA.publish({ userId: 'really-revoked', reason: 'DEACTIVATED' });
+    await waitFor(() => seenB.length === 1 && b.transport.rejections.counts().unconfirmed === 2, 'the three revocations on B');
+    expect(seenB).toEqual([{ userId: 'really-revoked', reason: 'DEACTIVATED' }]);
+    expect(asked.map((message) => message.userId)).toEqual(['still-active', 'broken', 'really-revoked']);
+    expect(errors).toEqual([new Error('the database is away')]);
+    // What an instance publishes itself is not asked about: it published after the change committed.
+    onB.publish({ userId: 'local', reason: 'DELETED' });
+    expect(seenB.at(-1)).toEqual({ userId: 'local', reason: 'DELETED' });
+    expect(asked).toHaveLength(3);
   });
 });
 
@@ -201,18 +278,18 @@ describe.skipIf(!REDIS_SERVER)('Redis faults (a private redis-server, stopped by
     const { logger } = testLogger();
     const password = `canary-${randomUUID()}`;
     const closed = `redis://:${password}@127.0.0.1:${await freePort()}`;
-    const unreachable = await connectRedis({ url: closed, prefix: 'x:', logger, connectTimeoutMs: 1_000 }).catch((error: unknown) => error);
+    const unreachable = await connectRedis({ url: closed, prefix: 'x:', logger, masterKey, connectTimeoutMs: 1_000 }).catch((error: unknown) => error);
     expect(unreachable).toBeInstanceOf(ConfigError);
     expect((unreachable as Error).message).toMatch(/REDIS_URL: could not connect to Redis at redis:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED/);
     expect((unreachable as Error).message).not.toContain(password);
 
     const guarded = await startPrivateRedis({ password: 'the-right-one' });
     servers.push(guarded);
-    const wrong = await connectRedis({ url: `redis://:${password}@127.0.0.1:${guarded.port}`, prefix: 'x:', logger }).catch((error: unknown) => error);
+    const wrong = await connectRedis({ url: `redis://:${password}@127.0.0.1:${guarded.port}`, prefix: 'x:', logger, masterKey }).catch((error: unknown) => error);
     expect(wrong).toBeInstanceOf(ConfigError);
     expect((wrong as Error).message).toMatch(/REDIS_URL: could not connect .*(WRONGPASS|invalid password|NOAUTH)/i);
     expect((wrong as Error).message).not.toContain(password);
-    const right = await connectRedis({ url: guarded.url, prefix: 'x:', logger });
+    const right = await connectRedis({ url: guarded.url, prefix: 'x:', logger, masterKey });
     expect(right.connected()).toBe(true);
     await right.close();
   });

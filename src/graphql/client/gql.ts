@@ -32,6 +32,12 @@ type Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": typeof types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": typeof types.ConsoleUsageByDayDocument,
+    "\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.ForgedCreateUserDocument,
+    "\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.ForgedStartRunDocument,
+    "\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": typeof types.ForgedCancelRunDocument,
+    "\n  query ForgedRunState($id: ID!) { run(id: $id) { status steps(first: 100) { edges { node { sequence } } } } }\n": typeof types.ForgedRunStateDocument,
+    "\n  subscription ForgedRunUpdates { runUpdates { snapshot run { id status } } }\n": typeof types.ForgedRunUpdatesDocument,
+    "\n  mutation ForgedDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n": typeof types.ForgedDeactivateDocument,
     "\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.FaultsStartRunDocument,
     "\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": typeof types.FaultsCancelRunDocument,
     "\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": typeof types.FaultsRunStateDocument,
@@ -191,6 +197,12 @@ const documents: Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": types.ConsoleUsageByDayDocument,
+    "\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.ForgedCreateUserDocument,
+    "\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.ForgedStartRunDocument,
+    "\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": types.ForgedCancelRunDocument,
+    "\n  query ForgedRunState($id: ID!) { run(id: $id) { status steps(first: 100) { edges { node { sequence } } } } }\n": types.ForgedRunStateDocument,
+    "\n  subscription ForgedRunUpdates { runUpdates { snapshot run { id status } } }\n": types.ForgedRunUpdatesDocument,
+    "\n  mutation ForgedDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n": types.ForgedDeactivateDocument,
     "\n  mutation FaultsStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.FaultsStartRunDocument,
     "\n  mutation FaultsCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": types.FaultsCancelRunDocument,
     "\n  query FaultsRunState($id: ID!) { run(id: $id) { status terminationReason steps(first: 100) { edges { node { sequence } } } } }\n": types.FaultsRunStateDocument,
@@ -418,6 +430,30 @@ export function graphql(source: "\n  mutation ConsoleSetUserActive($userId: ID!,
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"): (typeof documents)["\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"): (typeof documents)["\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"): (typeof documents)["\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ForgedRunState($id: ID!) { run(id: $id) { status steps(first: 100) { edges { node { sequence } } } } }\n"): (typeof documents)["\n  query ForgedRunState($id: ID!) { run(id: $id) { status steps(first: 100) { edges { node { sequence } } } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ForgedRunUpdates { runUpdates { snapshot run { id status } } }\n"): (typeof documents)["\n  subscription ForgedRunUpdates { runUpdates { snapshot run { id status } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ForgedDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n"): (typeof documents)["\n  mutation ForgedDeactivate($id: ID!) { setUserActive(userId: $id, active: false) { __typename } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
