@@ -45,9 +45,9 @@ describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {
     const configurationId = randomUUID();
     const providerId = randomUUID();
     const modelId = randomUUID();
-    await db.insertInto('providers').values({ id: providerId, name: `p-${providerId}`, kind: 'SCRIPTED' }).execute();
+    await db.insertInto('providers').values({ id: providerId, name: `p-${providerId}`, kind: 'SCRIPTED', settings: JSON.stringify({}) }).execute();
     await db.insertInto('models').values({ id: modelId, provider_id: providerId, name: `m-${modelId}`, provider_model_id: 'scripted' }).execute();
-    await db.insertInto('configurations').values({ id: configurationId, name: `c-${configurationId}`, model_id: modelId, max_iterations: 2 }).execute();
+    await db.insertInto('configurations').values({ id: configurationId, name: `c-${configurationId}`, model_id: modelId, max_iterations: 2, allowed_tool_groups: JSON.stringify([]) }).execute();
     const [twoRounds, synthesised, suspendedBefore] = [randomUUID(), randomUUID(), randomUUID()];
     for (const id of [twoRounds, synthesised, suspendedBefore]) {
       await db.insertInto('runs').values({ id, configuration_id: configurationId, user_id: null, status: 'RUNNING', prompt: null, privacy_level: 'METADATA' }).execute();
