@@ -34,12 +34,18 @@ export interface Config {
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
   /**
-   * RUNNING runs one user may have at once; one more start is refused (RUN_LIMIT_REACHED) before
-   * anything is stored. 0 = no limit. Runs waiting for approval do not count.
+   * RUNNING agent runs one user may have at once; one more start is refused (RUN_LIMIT_REACHED)
+   * before anything is stored. 0 = no limit. Runs waiting for approval and MCP sessions do not count.
    */
   readonly maxRunningRunsPerUser: number;
   /** An MCP session with no request for this long is closed and its run settled COMPLETED (ms). */
   readonly mcpSessionIdleMs: number;
+  /**
+   * Open MCP sessions one user may have at once, across instances; opening one more closes the
+   * user's least recently used session (its run settled COMPLETED). 0 = no limit. Sessions do
+   * not count against maxRunningRunsPerUser.
+   */
+  readonly maxMcpSessionsPerUser: number;
   /** Largest GraphQL response (one subscription event each), in bytes; a larger one is refused with an error. */
   readonly maxResponseBytes: number;
   /** Browser origins allowed to call the API cross-origin (`scheme://host[:port]`); empty = none. */
@@ -131,6 +137,7 @@ const envSchema = z.object({
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
   AIRLOCK_MCP_SESSION_IDLE_MS: integerFrom(100, 86_400_000).default(600_000),
+  AIRLOCK_MAX_MCP_SESSIONS_PER_USER: integerFrom(0, 100_000).default(16),
   AIRLOCK_MAX_RESPONSE_BYTES: integerFrom(1_024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
   REDIS_URL: optionalText.refine(
     (value) => value === null || /^rediss?:\/\/[^/]/.test(value),
@@ -256,6 +263,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,
     mcpSessionIdleMs: env.AIRLOCK_MCP_SESSION_IDLE_MS,
+    maxMcpSessionsPerUser: env.AIRLOCK_MAX_MCP_SESSIONS_PER_USER,
     maxResponseBytes: env.AIRLOCK_MAX_RESPONSE_BYTES,
     corsOrigins: Object.freeze([...env.AIRLOCK_CORS_ORIGINS]),
     redisUrl: env.REDIS_URL,

@@ -188,6 +188,8 @@ export interface RunsTable {
   kind: Generated<RunKind>;
   /** W3C traceparent of the span that started the run (null without tracing): a resumed run links to it. */
   trace_parent: string | null;
+  /** MCP sessions: the client's last request (null before the first); the session cap closes the least recent. */
+  last_request_at: Date | null;
 }
 
 export interface RunStepsTable {

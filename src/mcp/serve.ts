@@ -4,7 +4,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { Services } from '../context.ts';
 import type { ConfigurationRow, Db } from '../db/database.ts';
 import { findConfigurationByName, findConfigurationsByIds } from '../db/repositories/configurations.ts';
-import { touchRuns } from '../db/repositories/runs.ts';
+import { touchOpenRuns, touchSessionRun } from '../db/repositories/runs.ts';
 import { decodeIdFor } from '../graphql/ids.ts';
 import { authenticate, bearerToken } from '../services/users.ts';
 import type { Actor } from '../tools/tool.ts';
@@ -34,6 +34,8 @@ interface OpenSession {
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
 const PARSE_ERROR = -32700;
+/** Unknown, another user's, or closed (also by the session cap on another instance): the client initializes again. */
+const SESSION_NOT_FOUND_MESSAGE = 'Session not found: open a new one with an initialize request.';
 
 /** A configuration by its global id (as the API gives it), its raw id, or its name (names are unique). */
 async function findConfigurationByReference(db: Db, reference: string): Promise<ConfigurationRow | undefined> {
@@ -51,8 +53,11 @@ function refuse(res: ServerResponse, status: number, code: number, message: stri
  * Streamable HTTP at /mcp: one stateful session (`Mcp-Session-Id`, kept in this process) per
  * client, each one run of its user under one configuration. The bearer token is checked on every
  * request; sessions end when the client deletes them, after AIRLOCK_MCP_SESSION_IDLE_MS without a
- * request, when their user loses access or their run is cancelled, and when the server stops.
- * Several instances need sticky sessions for /mcp (a session lives in the process that opened it).
+ * request, when their user loses access or their run is cancelled, when the server stops, and
+ * when their user opens one more than AIRLOCK_MAX_MCP_SESSIONS_PER_USER (the least recently used
+ * closes, wherever it lives: its run row is settled, which its process reads at the session's next
+ * request or heartbeat). Several instances need sticky sessions for /mcp (a session lives in the
+ * process that opened it).
  */
 /**
  * The SDK's server half, loaded when the first session opens: about a quarter of a second of every
@@ -93,12 +98,17 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
   };
 
   // The run of an open session is alive: its heartbeat is touched like the runs the run manager drives
-  // (a durable cancel request read here ends the session).
+  // (a durable cancel request read here ends the session, and so does its run settled elsewhere).
   const heartbeat = setInterval(() => {
     const byRun = new Map([...sessions.values()].map((open) => [open.session.run.id, open]));
     if (byRun.size === 0) return;
-    void touchRuns(db, [...byRun.keys()])
-      .then((cancelled) => endWhere((open) => cancelled.includes(open.session.run.id), 'CANCELLED'))
+    void touchOpenRuns(db, [...byRun.keys()])
+      .then(({ cancelled, ended }) =>
+        Promise.all([
+          endWhere((open) => cancelled.includes(open.session.run.id), 'CANCELLED'),
+          endWhere((open) => ended.includes(open.session.run.id), 'SETTLED'),
+        ]),
+      )
       .catch((error: unknown) => logger.warn({ err: error }, 'MCP session heartbeat failed'));
   }, config.runHeartbeatMs);
   heartbeat.unref();
@@ -136,11 +146,9 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     }
     const configuration = await findConfigurationByReference(db, reference);
     if (!configuration) return refuse(res, 404, SERVER_ERROR, 'No configuration has this name or id; the configurations query lists those you may use.');
-    const session = await openMcpSession(deps, actor, configuration, { maxRunning: config.maxRunningRunsPerUser, stopSignal: stopped.signal });
-    if (!session) {
-      const limit = config.maxRunningRunsPerUser;
-      return refuse(res, 429, SERVER_ERROR, `You already have ${limit} running runs or MCP sessions, the most one user may have at once; close a session or wait for a run to finish.`);
-    }
+    const { session, closedRunIds } = await openMcpSession(deps, actor, configuration, { maxSessions: config.maxMcpSessionsPerUser, stopSignal: stopped.signal });
+    // The sessions the cap closed that live here go at once (the others at their next request or heartbeat).
+    if (closedRunIds.length > 0) void endWhere((open) => closedRunIds.includes(open.session.run.id), 'SETTLED');
     const server = new Server(options, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => session.callTool(request.params.name, request.params.arguments, extra.signal));
@@ -191,13 +199,19 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     if (id === undefined) return openSession(req, res, actor);
     const entry = typeof id === 'string' ? sessions.get(id) : undefined;
     // Another user's session is not found either: its id must not be usable by anyone else.
-    if (!entry || entry.session.userId !== actor.id) return refuse(res, 404, SESSION_NOT_FOUND, 'Session not found: open a new one with an initialize request.');
+    if (!entry || entry.session.userId !== actor.id) return refuse(res, 404, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE);
     entry.session.actor = actor;
     // A GET (the client's stream for server messages) stays open for as long as the client likes:
     // only requests (POST) count as activity.
-    if (req.method !== 'POST') return entry.transport.handleRequest(req, res);
+    if (req.method === 'GET') return entry.transport.handleRequest(req, res);
     entry.inFlight += 1;
     try {
+      // The use that orders the session cap, and the check that the session was not closed elsewhere.
+      if (!(await touchSessionRun(db, entry.session.run.id))) {
+        await end(id as string, 'SETTLED');
+        return refuse(res, 404, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE);
+      }
+      if (req.method === 'DELETE') return await entry.transport.handleRequest(req, res);
       const parsed = await readJson(req);
       if (!parsed.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
       await entry.transport.handleRequest(req, res, parsed.value);

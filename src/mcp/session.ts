@@ -48,8 +48,12 @@ export interface McpCallResult {
   isError: boolean;
 }
 
-/** Why a session ended, and so how its run is settled. */
-export const SESSION_ENDS = ['CLOSED', 'IDLE', 'CANCELLED', 'STOPPED', 'NOT_OPENED'] as const;
+/**
+ * Why a session ended, and so how its run is settled. SETTLED: its run was settled elsewhere (the
+ * session cap closed it, on this instance or another, or the stale-heartbeat sweep did): nothing
+ * more is stored but the steps of the calls it abandons.
+ */
+export const SESSION_ENDS = ['CLOSED', 'IDLE', 'CANCELLED', 'STOPPED', 'NOT_OPENED', 'SETTLED'] as const;
 export type SessionEnd = (typeof SESSION_ENDS)[number];
 
 export interface McpSession {
@@ -64,6 +68,12 @@ export interface McpSession {
   close(end: SessionEnd): Promise<void>;
 }
 
+/** A session opened, and the user's sessions it closed to stay within the cap (their runs settled already). */
+export interface OpenedMcpSession {
+  readonly session: McpSession;
+  readonly closedRunIds: readonly string[];
+}
+
 /** A write tool needs a person's approval, which needs a run that can wait: MCP sessions refuse it. */
 export function approvalNeedsRunError(name: string): string {
   return `Error: tool "${name}" needs a human approval and was not executed; MCP calls cannot wait for one: use runAgent or startRun.`;
@@ -74,7 +84,7 @@ export function budgetExhaustedError(name: string): string {
   return `Error: tool "${name}" was not executed: a request budget of this user or configuration is exhausted.`;
 }
 
-const OUTCOMES: Record<SessionEnd, Pick<RunOutcome, 'status' | 'terminationReason' | 'errorMessage'>> = {
+const OUTCOMES: Record<Exclude<SessionEnd, 'SETTLED'>, Pick<RunOutcome, 'status' | 'terminationReason' | 'errorMessage'>> = {
   CLOSED: { status: 'COMPLETED', terminationReason: 'COMPLETED', errorMessage: null },
   IDLE: { status: 'COMPLETED', terminationReason: 'COMPLETED', errorMessage: null },
   CANCELLED: { status: 'CANCELLED', terminationReason: 'CANCELLED', errorMessage: null },
@@ -83,17 +93,36 @@ const OUTCOMES: Record<SessionEnd, Pick<RunOutcome, 'status' | 'terminationReaso
 };
 
 /**
- * Opens one MCP session as one run (`kind: MCP`, RUNNING while the session is open) within the
- * per-user cap; undefined when the user is at the cap (nothing stored). Every call is recorded as
- * a TOOL step through the run recorder, so the privacy filter, the bus and the group-commit writer
- * apply exactly as for agent runs.
+ * How the session cap settles the sessions it closes: as a session the client closed (the user
+ * opened a newer one; the session itself did nothing wrong). No call ran through the loop.
+ */
+const CLOSED_BY_CAP: runs.Settlement = {
+  status: 'COMPLETED',
+  terminationReason: 'COMPLETED',
+  errorMessage: null,
+  truncated: false,
+  iterations: 0,
+  finalContent: null,
+  promptTokens: 0,
+  completionTokens: 0,
+  estimatedCost: 0,
+};
+
+/**
+ * Opens one MCP session as one run (`kind: MCP`, RUNNING while the session is open). When its user
+ * then has more than `maxSessions` open (0 = no limit), the least recently used others are closed:
+ * their runs are settled COMPLETED and announced here, and `closedRunIds` names them for the
+ * process that holds them (which also finds out by itself, at their next request or heartbeat).
+ * Sessions do not count against the agent-run cap. Every call is recorded as a TOOL step through
+ * the run recorder, so the privacy filter, the bus and the group-commit writer apply exactly as
+ * for agent runs.
  */
 export async function openMcpSession(
   deps: McpSessionDeps,
   actor: Actor,
   configuration: ConfigurationRow,
-  options: { readonly maxRunning: number; readonly stopSignal: AbortSignal },
-): Promise<McpSession | undefined> {
+  options: { readonly maxSessions: number; readonly stopSignal: AbortSignal },
+): Promise<OpenedMcpSession> {
   const { db, bus } = deps;
   const level = configuration.privacy_level;
   const row = {
@@ -104,10 +133,9 @@ export async function openMcpSession(
     prompt: filterRunContent(level, { prompt: null, finalContent: null }).prompt,
     privacy_level: level,
     tool_selection: null,
-    kind: 'MCP',
   } as const;
-  const run = options.maxRunning > 0 ? await runs.insertRunWithinCap(db, row, options.maxRunning) : await runs.insertRun(db, row);
-  if (!run) return undefined;
+  const { run, closed } = await runs.insertSessionRunClosingLeastRecent(db, row, options.maxSessions, CLOSED_BY_CAP);
+  for (const settled of closed) bus.publish({ type: 'finished', runId: settled.id, finalContent: null, run: settled });
   const logger = deps.logger.child({ runId: run.id, component: 'mcp' });
   const recorder = createRunRecorder({ runId: run.id, level, repository: createRunRepository(db, deps.writer), bus, logger, stopSignal: options.stopSignal });
   const controller = new AbortController();
@@ -195,6 +223,7 @@ export async function openMcpSession(
         controller.abort();
         // Abandoned calls end at once (their signal is aborted); their steps are stored before the outcome.
         await Promise.allSettled(inFlight);
+        if (end === 'SETTLED') return recorder.flushed();
         await recorder.settle({ ...OUTCOMES[end], truncated: false, iterations: 0, finalContent: null, usage: ZERO_USAGE });
       })());
     },
@@ -225,5 +254,5 @@ export async function openMcpSession(
     });
     return { content: [{ type: 'text', text: outcome.content }], isError: outcome.isError };
   }
-  return session;
+  return { session, closedRunIds: closed.map((settled) => settled.id) };
 }

@@ -95,6 +95,23 @@ export interface Settlement {
   readonly errorMessage: string | null;
 }
 
+/** The columns a settlement writes (the caller makes `finalContent` storable). */
+function settledColumns(settlement: Settlement) {
+  return {
+    status: settlement.status,
+    termination_reason: settlement.terminationReason,
+    truncated: settlement.truncated,
+    iterations: settlement.iterations,
+    final_content: settlement.finalContent,
+    prompt_tokens: settlement.promptTokens,
+    completion_tokens: settlement.completionTokens,
+    estimated_cost: settlement.estimatedCost,
+    error_message: settlement.errorMessage,
+    finished_at: sql<Date>`now()`,
+    state_version: sql<number>`state_version + 1`,
+  };
+}
+
 /**
  * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
  * run was already settled: the WHERE clause makes settling exactly-once even across processes.
@@ -104,19 +121,7 @@ const settleStatement = prepared(
   (db, settlement: Settlement & { id: string }) =>
     db
       .updateTable('runs')
-      .set({
-        status: settlement.status,
-        termination_reason: settlement.terminationReason,
-        truncated: settlement.truncated,
-        iterations: settlement.iterations,
-        final_content: settlement.finalContent,
-        prompt_tokens: settlement.promptTokens,
-        completion_tokens: settlement.completionTokens,
-        estimated_cost: settlement.estimatedCost,
-        error_message: settlement.errorMessage,
-        finished_at: sql`now()`,
-        state_version: sql<number>`state_version + 1`,
-      })
+      .set(settledColumns(settlement))
       .where('id', '=', settlement.id)
       .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
       .returningAll(),
@@ -137,7 +142,15 @@ export async function markAuditIncomplete(db: Db, id: string): Promise<void> {
 /** Proves the driving process is alive; a RUNNING run whose heartbeat goes stale is settled INTERRUPTED. */
 /** Proves these runs alive; returns those of them whose cancellation was asked for elsewhere. */
 export async function touchRuns(db: Db, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
+  return (await touchOpenRuns(db, ids)).cancelled;
+}
+
+/**
+ * `touchRuns` for runs that another process may settle (MCP sessions: the session cap closes a
+ * user's least recently used one wherever it lives): also which of them are no longer RUNNING.
+ */
+export async function touchOpenRuns(db: Db, ids: readonly string[]): Promise<{ cancelled: string[]; ended: string[] }> {
+  if (ids.length === 0) return { cancelled: [], ended: [] };
   const rows = await db
     .updateTable('runs')
     .set({ heartbeat_at: sql`now()` })
@@ -145,7 +158,74 @@ export async function touchRuns(db: Db, ids: readonly string[]): Promise<string[
     .where('status', '=', 'RUNNING')
     .returning(['id', 'cancel_requested_at'])
     .execute();
-  return rows.filter((row) => row.cancel_requested_at !== null).map((row) => row.id);
+  const running = new Set(rows.map((row) => row.id));
+  return {
+    cancelled: rows.filter((row) => row.cancel_requested_at !== null).map((row) => row.id),
+    ended: ids.filter((id) => !running.has(id)),
+  };
+}
+
+/**
+ * Lock namespace of the MCP session cap (0x41524c32), beside the run cap's 0x41524c31
+ * (migration 20261202130000): a session open does not wait for agent-run starts, nor they for it.
+ */
+const MCP_SESSION_LOCK = 1095912498;
+
+/**
+ * Opens the run of an MCP session (RUNNING, `kind: MCP`) and, when its user then has more than
+ * `maxOpen` sessions RUNNING (0 = no limit), settles the least recently used of the others with
+ * `closedAs` (last request, else opening, oldest first; the new one always stays). The rows are
+ * settled here whichever process holds the sessions: that process notices at the session's next
+ * request or its heartbeat (`touchOpenRuns`). Count and settlement happen under a per-user
+ * advisory lock, after the insert, in one transaction: concurrent opens on any number of
+ * connections or processes end with at most `maxOpen` sessions open. Returns the new run and
+ * the runs it closed.
+ */
+export async function insertSessionRunClosingLeastRecent(
+  db: Db,
+  run: RunStart & { user_id: string },
+  maxOpen: number,
+  closedAs: Settlement,
+): Promise<{ run: RunRow; closed: RunRow[] }> {
+  if (maxOpen <= 0) return { run: await insertRun(db, { ...run, kind: 'MCP' }), closed: [] };
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${MCP_SESSION_LOCK}, hashtext(${run.user_id}::text))`.execute(trx);
+    const opened = await insertRun(trx, { ...run, kind: 'MCP' });
+    const closed = await trx
+      .updateTable('runs')
+      .set(settledColumns({ ...closedAs, finalContent: storableText(closedAs.finalContent) }))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('runs')
+          .select('id')
+          .where('user_id', '=', run.user_id)
+          .where('kind', '=', 'MCP')
+          .where('status', '=', 'RUNNING')
+          .where('id', '<>', opened.id)
+          .orderBy(sql`coalesce(last_request_at, created_at)`, 'desc')
+          .orderBy('id')
+          .offset(maxOpen - 1),
+      )
+      .where('status', '=', 'RUNNING')
+      .returningAll()
+      .execute();
+    return { run: opened, closed };
+  });
+}
+
+/**
+ * Records a request of an MCP session's client (the order in which the session cap closes
+ * sessions); false when its run is no longer RUNNING (closed by the cap elsewhere, cancelled,
+ * settled by the stale-heartbeat sweep): the session is over.
+ */
+export async function touchSessionRun(db: Db, runId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('runs')
+    .set({ last_request_at: sql<Date>`now()` })
+    .where('id', '=', runId)
+    .where('status', '=', 'RUNNING')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Records that a RUNNING run must be cancelled (by whichever process drives it); false when it is not RUNNING. */
