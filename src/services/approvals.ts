@@ -63,7 +63,10 @@ export async function visibleRun(db: Db, actor: Actor, runId: string): Promise<R
 }
 
 /** Runs waiting for a decision that `actor` may see (admins: all; others: their own), oldest first, at most `limit`. */
-export async function pendingApprovals(deps: Pick<ApprovalDeps, 'db' | 'secrets' | 'logger'>, actor: Actor, limit?: number): Promise<PendingApproval[]> {
+/** The most waiting runs one read returns (the oldest first): a list is never unbounded. */
+export const MAX_PENDING_APPROVALS = 100;
+
+export async function pendingApprovals(deps: Pick<ApprovalDeps, 'db' | 'secrets' | 'logger'>, actor: Actor, limit = MAX_PENDING_APPROVALS): Promise<PendingApproval[]> {
   const waiting = await listWaitingRuns(deps.db, actor.isAdmin ? null : actor.id, limit);
   return waiting.flatMap((run) => {
     const suspended = openSuspendedRun(deps, run);

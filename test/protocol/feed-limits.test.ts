@@ -8,6 +8,7 @@ import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { insertRun } from '../../src/db/repositories/runs.ts';
 import { QUERY_COST, queryCostOf } from '../../src/graphql/query-cost.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
+import { MAX_PENDING_APPROVALS } from '../../src/services/approvals.ts';
 import { FEED_SNAPSHOT_SIZE } from '../../src/services/run-feeds.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
@@ -52,6 +53,15 @@ describe('the cost of a list feed', () => {
       expect(feed).toBe(query - FEED_SNAPSHOT_SIZE);
     }
     expect(cost('subscription { approvalRequests { kind run { id } } }')).toBe(1 + FEED_SNAPSHOT_SIZE * (QUERY_COST.rowCost + 1 + (1 + 1)));
+  });
+
+  it('should cost the pendingApprovals query as the list of waiting runs it can return, not as a list of 10', () => {
+    // The same rows as the approvalRequests snapshot, with the same selection under `run`.
+    expect(MAX_PENDING_APPROVALS).toBe(FEED_SNAPSHOT_SIZE);
+    // (the feed also charges each snapshot row's read, QUERY_COST.rowCost)
+    const feed = cost(`subscription { approvalRequests { run { id ${STEP_FIELDS} } } }`);
+    expect(cost(`query { pendingApprovals { run { id ${STEP_FIELDS} } } }`)).toBe(feed - FEED_SNAPSHOT_SIZE * QUERY_COST.rowCost);
+    expect(cost(`query { pendingApprovals { run { id ${STEP_FIELDS} } } }`)).toBeGreaterThan(QUERY_COST.maxCost);
   });
 
   it("should accept the console's feed documents", () => {

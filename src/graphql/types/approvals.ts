@@ -2,8 +2,9 @@ import type { RunRow } from '../../db/database.ts';
 import { ConflictError, ForbiddenError, NotFoundError, StaleApprovalError } from '../../errors.ts';
 import type { ToolCall } from '../../runtime/llm.ts';
 import { callOfPreview, type PendingCallPreview } from '../../runtime/approval.ts';
-import { pendingApprovals } from '../../services/approvals.ts';
+import { MAX_PENDING_APPROVALS, pendingApprovals } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
+import { listSizeExtensions } from '../query-cost.ts';
 import { RunRef } from './runs.ts';
 
 /** The turn a run waits on: none of its calls has run. */
@@ -42,7 +43,9 @@ const PendingApprovalRef = builder.objectRef<{ run: RunRow; turn: PendingTurn }>
 builder.queryFields((t) => ({
   pendingApprovals: t.field({
     type: [PendingApprovalRef],
-    description: 'Runs waiting for a decision: all of them for admins, your own otherwise.',
+    description: `Runs waiting for a decision, the oldest ${MAX_PENDING_APPROVALS}: all of them for admins, your own otherwise.`,
+    // Costed as the list it can be (was costed as a list of 10 while it returned every waiting run).
+    extensions: listSizeExtensions(() => MAX_PENDING_APPROVALS),
     resolve: async (_root, _args, context) =>
       (await pendingApprovals(context.services, context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
   }),
