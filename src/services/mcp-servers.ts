@@ -7,7 +7,7 @@ import * as toolState from '../db/repositories/tool-state.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError } from '../errors.ts';
 import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../mcp/remote-client.ts';
-import { acceptableToolName, checkRemoteSchema, MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup } from '../mcp/remote-tools.ts';
+import { MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup, remoteToolProblem } from '../mcp/remote-tools.ts';
 import { providerHeadersSchema } from '../providers/create-provider.ts';
 import { ToolRegistryError } from '../tools/registry.ts';
 import { remoteServerOf, sealServerHeaders, toolsOfServer, type McpCatalogDeps } from './mcp-catalog.ts';
@@ -57,8 +57,9 @@ function importsOf(listing: readonly RemoteToolListing[], adminOnly: ReadonlyMap
   return unique.map((tool, position) => {
     const schemaJson = JSON.stringify(tool.inputSchema ?? null);
     const tooLarge = Buffer.byteLength(schemaJson, 'utf8') > MAX_REMOTE_SCHEMA_BYTES;
-    const check = tooLarge ? { ok: false as const, reason: `the input schema exceeds ${MAX_REMOTE_SCHEMA_BYTES} bytes` } : checkRemoteSchema(tool.inputSchema);
-    const reason = !acceptableToolName(tool.name) ? 'the name is not one LLM providers accept ([a-zA-Z][a-zA-Z0-9_-]{0,63})' : check.ok ? null : check.reason;
+    // Name, schema (bounded validation work, no control token where it validates) and the whole
+    // definition as offered to the model within MAX_REMOTE_DEFINITION_BYTES (remote-tools.ts).
+    const reason = tooLarge ? `the input schema exceeds ${MAX_REMOTE_SCHEMA_BYTES} bytes` : remoteToolProblem(tool);
     return {
       name: tool.name.slice(0, 200),
       position,
