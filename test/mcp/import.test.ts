@@ -78,7 +78,8 @@ describe.each(TEST_DATABASES)('MCP import on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { env: { AIRLOCK_MCP_CALL_TIMEOUT_MS: '1000' } });
+    // Long enough for a listing on a loaded machine (1 s timed out there); the hanging tool waits it out once.
+    t = await startTestApp(kind, { env: { AIRLOCK_MCP_CALL_TIMEOUT_MS: '5000' } });
     url = (await t.app.server.start()).url;
     remote = await startFakeMcpRemote({ token: TOKEN, tools: baseTools() });
     const created = await t.gql(CREATE_MCP_SERVER, { input: { name: 'remote', url: remote.url, headers: { authorization: `Bearer ${TOKEN}` } } });
