@@ -452,17 +452,23 @@ export function checkRemoteSchema(schema: unknown): SchemaCheck {
 /**
  * One listed tool checked as a whole: its name, its schema (checkRemoteSchema) and its definition as
  * offered to the model — name, description and schema JSON — within MAX_REMOTE_DEFINITION_BYTES.
- * Returns the reason it cannot be offered, or null.
+ * Used when a listing is stored and again when stored tools are loaded (rows stored before a rule).
  */
-export function remoteToolProblem(tool: { readonly name: string; readonly description: string; readonly inputSchema: unknown }): string | null {
-  if (!acceptableToolName(tool.name)) return 'the name is not one LLM providers accept ([a-zA-Z][a-zA-Z0-9_-]{0,63})';
+export function checkRemoteTool(tool: { readonly name: string; readonly description: string; readonly inputSchema: unknown }): SchemaCheck {
+  if (!acceptableToolName(tool.name)) return { ok: false, reason: 'the name is not one LLM providers accept ([a-zA-Z][a-zA-Z0-9_-]{0,63})' };
   const check = checkRemoteSchema(tool.inputSchema);
-  if (!check.ok) return check.reason;
+  if (!check.ok) return check;
   const bytes = Buffer.byteLength(tool.name, 'utf8') + Buffer.byteLength(describeRemoteTool(tool.description), 'utf8') + Buffer.byteLength(JSON.stringify(check.schema), 'utf8');
   if (bytes > MAX_REMOTE_DEFINITION_BYTES) {
-    return `the tool's definition as offered to the model (name, description and input schema) is ${bytes} bytes, over the ${MAX_REMOTE_DEFINITION_BYTES}-byte limit`;
+    return { ok: false, reason: `the tool's definition as offered to the model (name, description and input schema) is ${bytes} bytes, over the ${MAX_REMOTE_DEFINITION_BYTES}-byte limit` };
   }
-  return null;
+  return check;
+}
+
+/** The reason a listed tool cannot be offered, or null (checkRemoteTool). */
+export function remoteToolProblem(tool: { readonly name: string; readonly description: string; readonly inputSchema: unknown }): string | null {
+  const check = checkRemoteTool(tool);
+  return check.ok ? null : check.reason;
 }
 
 /**

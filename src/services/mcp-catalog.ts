@@ -4,7 +4,7 @@ import * as mcpServers from '../db/repositories/mcp-servers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import type { Logger } from '../logger.ts';
 import { callRemoteTool, type RemoteServer } from '../mcp/remote-client.ts';
-import { checkRemoteSchema, mcpGroup, remoteTool } from '../mcp/remote-tools.ts';
+import { checkRemoteTool, mcpGroup, remoteTool } from '../mcp/remote-tools.ts';
 import type { Broadcast } from '../runtime/broadcast.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -66,7 +66,7 @@ export function toolsOfServer(
     callRemoteTool(remoteServerOf(deps, row), toolName, args, { timeoutMs: deps.timeoutMs, signal });
   return stored.flatMap((tool) => {
     if (tool.unavailable_reason !== null) return [];
-    const check = checkRemoteSchema(tool.input_schema);
+    const check = checkRemoteTool({ name: tool.name, description: tool.description, inputSchema: tool.input_schema });
     if (!check.ok) return [];
     return [remoteTool(row.name, { name: tool.name, description: tool.description, inputSchema: tool.input_schema, adminOnly: tool.admin_only }, check, call)];
   });

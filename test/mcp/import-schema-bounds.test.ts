@@ -7,6 +7,7 @@ import {
   remoteToolProblem,
   type SchemaCheck,
 } from '../../src/mcp/remote-tools.ts';
+import { toolsOfServer } from '../../src/services/mcp-catalog.ts';
 
 /**
  * An imported tool's input schema is outside text that runs on our event loop and reaches the model
@@ -139,6 +140,15 @@ describe('remote schema text offered to the model', () => {
     expect(remoteToolProblem({ name: 'fits', description: 'short', inputSchema: schema })).toBeNull();
     expect(remoteToolProblem({ name: 'too_big', description: 'x'.repeat(900), inputSchema: schema })).toMatch(/^the tool's definition as offered to the model .* is \d+ bytes, over the 8192-byte limit$/);
     expect(reasonFor(objectWith({ a: { type: 'string', description: 'd'.repeat(MAX_REMOTE_DEFINITION_BYTES) } }))).toContain('8192-byte limit');
+  });
+
+  it(`should leave out of the catalogue a stored tool whose whole definition is over ${MAX_REMOTE_DEFINITION_BYTES} bytes (stored before the rule)`, () => {
+    const schema = objectWith({ a: { type: 'string', description: 'd'.repeat(MAX_REMOTE_DEFINITION_BYTES - 500) } });
+    const stored = (name: string, description: string) => ({ name, description, input_schema: schema, admin_only: false, unavailable_reason: null });
+    // Nothing is called: building the tools reads neither the secrets nor the remote.
+    const deps = {} as Parameters<typeof toolsOfServer>[0];
+    const server = { id: 'server', name: 'remote' } as Parameters<typeof toolsOfServer>[1];
+    expect(toolsOfServer(deps, server, [stored('fits', 'short'), stored('too_big', 'x'.repeat(900))]).map((tool) => tool.name)).toEqual(['fits']);
   });
 
   it('should neutralise envelope tags as well as control tokens in remote text', () => {
