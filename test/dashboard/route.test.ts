@@ -97,7 +97,7 @@ describe.each(TEST_DATABASES)('GET /dashboard on %s', (kind) => {
   });
 
   it('leaves /graphql to GraphQL', async () => {
-    const res = await get(served.url, '/graphql?query=%7B__typename%7D', { accept: 'application/json' });
+    const res = await get(served.url, '/graphql?query=%7B__typename%7D', { accept: 'application/json', authorization: `Bearer ${served.t.adminToken}` });
     expect(res.status).toBe(200);
     expect(res.body).toContain('"__typename":"Query"');
   });
