@@ -138,32 +138,12 @@ builder.mutationFields((t) => ({
     resolve: (_root, { serverId, toolName, adminOnly }, context) =>
       mcp.setMcpToolAdminOnly(mcp.mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
   }),
-  acceptMcpToolChange: t.field({
-    type: McpServerRef,
-    authScopes: { admin: true },
-    description: "Pins the tool's pending definition: every instance offers it from now on. Audited.",
-    errors: { types: [NotFoundError, ConflictError] },
-    args: {
-      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
-      toolName: t.arg.string({ required: true }),
-      digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
-    },
-    resolve: (_root, { serverId, toolName, digest }, context) =>
-      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, 'accept', digest),
-  }),
-  rejectMcpToolChange: t.field({
-    type: McpServerRef,
-    authScopes: { admin: true },
-    description: 'Drops the pending definition and keeps the pinned one (a later refresh listing the same change shows it pending again). Audited.',
-    errors: { types: [NotFoundError, ConflictError] },
-    args: {
-      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
-      toolName: t.arg.string({ required: true }),
-      digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
-    },
-    resolve: (_root, { serverId, toolName, digest }, context) =>
-      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, 'reject', digest),
-  }),
+  acceptMcpToolChange: toolChangeDecision(t, 'accept', "Pins the tool's pending definition: every instance offers it from now on. Audited."),
+  rejectMcpToolChange: toolChangeDecision(
+    t,
+    'reject',
+    'Drops the pending definition and keeps the pinned one (a later refresh listing the same change shows it pending again). Audited.',
+  ),
   deleteMcpServer: t.field({
     type: DeletedRef,
     authScopes: { admin: true },
@@ -174,3 +154,20 @@ builder.mutationFields((t) => ({
     }),
   }),
 }));
+
+/** acceptMcpToolChange and rejectMcpToolChange: the same arguments, one decision each. */
+function toolChangeDecision(t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0], decision: 'accept' | 'reject', description: string) {
+  return t.field({
+    type: McpServerRef,
+    authScopes: { admin: true },
+    description,
+    errors: { types: [NotFoundError, ConflictError] },
+    args: {
+      serverId: t.arg.globalID({ required: true, for: [McpServerRef] }),
+      toolName: t.arg.string({ required: true }),
+      digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
+    },
+    resolve: (_root, { serverId, toolName, digest }, context) =>
+      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, decision, digest),
+  });
+}
