@@ -160,6 +160,17 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     expect(await page.locator('.step-llm .content').first().textContent()).toBe(`answer ${XSS}`);
     expect(await page.locator('#run-prompt').textContent()).toBe(`prompt ${XSS}`);
     expect(await page.locator('#run-usage').textContent()).toMatch(/tokens/);
+    // The REQUEST steps show the messages sent, one per turn, as text (FULL): the second round's
+    // carries the user's prompt, the assistant's turn with its call and the tool's answer.
+    const requests = page.locator('.step-request');
+    expect(await requests.count()).toBe(2);
+    expect(await requests.nth(0).locator('.message').evaluateAll((items) => items.map((item) => item.getAttribute('data-role')))).toEqual(['user']);
+    expect(await requests.nth(0).locator('.message-user .message-content').textContent()).toBe(`prompt ${XSS}`);
+    expect(await requests.nth(1).locator('.message').evaluateAll((items) => items.map((item) => item.getAttribute('data-role')))).toEqual(['user', 'assistant', 'tool']);
+    expect(await requests.nth(1).locator('.message-tool .message-content').textContent()).toBe(`report for the model ${XSS}`);
+    expect(await page.locator('.hidden-note').count()).toBe(0);
+    // The final answer made no calls: nothing says calls were requested.
+    expect(await page.locator('.step-llm').last().textContent()).not.toContain('Tool calls requested');
 
     // A stored step holding an artifact of a type this version does not know (as another version
     // could have written it): the replay shows it as JSON, never drops it.
@@ -241,7 +252,8 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
       expect(await bob.page.locator('#privacy-note').textContent()).toMatch(/METADATA/);
       await bob.page.locator('.step-llm').waitFor();
       expect(await bob.page.locator('.step-llm').textContent()).not.toContain('secret answer');
-      expect(await bob.page.locator('.step-llm .hidden-note').textContent()).toMatch(/not shown/);
+      expect(await bob.page.locator('.step-llm .hidden-note').textContent()).toMatch(/not shown \(privacy level METADATA\)/);
+      expect(await bob.page.locator('.step-request .hidden-note').textContent()).toBe('Messages sent (1) not shown (privacy level METADATA).');
       // The admin's run is not visible to bob.
       await bob.page.goto(`${base}/dashboard#/runs/${encodeURIComponent(runId)}`);
       await bob.page.getByText(/No run with this id is visible to you/).waitFor();

@@ -30,22 +30,33 @@ function Artifact({ artifact }) {
   }
 }
 
-function Hidden({ what }) {
-  return html`<p class="hidden-note">${what} not shown (privacy level).</p>`;
+/** What this copy leaves out, naming the level that hid it (a viewer who sees the live stream sees all). */
+function Hidden({ what, level }) {
+  return html`<p class="hidden-note">${what} not shown (privacy level ${level ?? 'of this run'}).</p>`;
 }
 
-function Step({ step }) {
+/** The messages a REQUEST step sent, one per turn: system, user, assistant (with its calls), tool. */
+function Messages({ messages }) {
+  return html`<ol class="messages">
+    ${messages.map(
+      (message, index) => html`<li key=${index} class=${`message message-${message?.role ?? 'unknown'}`} data-role=${message?.role ?? 'unknown'}>
+        <h4>${message?.role ?? 'message'}${message?.role === 'tool' && message.toolName ? html` · <code>${message.toolName}</code>` : null}${message?.isError ? ' (error)' : null}</h4>
+        ${typeof message?.content === 'string' ? html`<pre class="message-content">${message.content}</pre>` : html`<pre>${pretty(message)}</pre>`}
+        ${message?.toolCalls?.length ? html`<details><summary>Tool calls (${message.toolCalls.length})</summary><pre>${pretty(message.toolCalls)}</pre></details>` : null}
+      </li>`,
+    )}
+  </ol>`;
+}
+
+function Step({ step, level }) {
   const usage = step.usage ? html`<p class="usage">Tokens ${step.usage.promptTokens} in / ${step.usage.completionTokens} out · ${formatCost(step.usage.cost)}</p>` : null;
   let body;
   if (step.kind === 'LLM') {
     body = html`
-      ${step.content !== null && step.content !== undefined ? html`<h4>Model answer</h4><pre class="content">${step.content}</pre>` : html`<${Hidden} what=${`Model answer (${step.contentLength ?? 0} characters)`} />`}
+      ${step.content !== null && step.content !== undefined ? html`<h4>Model answer</h4><pre class="content">${step.content}</pre>` : html`<${Hidden} what=${`Model answer (${step.contentLength ?? 0} characters)`} level=${level} />`}
       ${step.thinking ? html`<details><summary>Thinking</summary><pre>${step.thinking}</pre></details>` : null}
       ${step.requestedToolNames?.length ? html`<p>Tool calls: ${step.requestedToolNames.join(', ')}</p>` : null}
-      ${step.requestedToolCalls ? html`<details><summary>Tool calls requested</summary><pre>${pretty(step.requestedToolCalls)}</pre></details>` : null}
-      ${step.messagesSent
-        ? html`<details><summary>Messages sent (${step.messagesSentCount ?? '?'})</summary><pre>${pretty(step.messagesSent)}</pre></details>`
-        : html`<p>Messages sent: ${step.messagesSentCount ?? 0}</p>`}
+      ${step.requestedToolCalls?.length ? html`<details><summary>Tool calls requested</summary><pre>${pretty(step.requestedToolCalls)}</pre></details>` : null}
     `;
   } else if (step.kind === 'TOOL') {
     body = html`
@@ -53,19 +64,23 @@ function Step({ step }) {
       ${step.toolArguments !== null && step.toolArguments !== undefined ? html`<details><summary>Arguments</summary><pre>${pretty(step.toolArguments)}</pre></details>` : null}
       ${step.toolResult !== null && step.toolResult !== undefined
         ? html`<h4>What the model received</h4><pre class="tool-result">${step.toolResult}</pre>`
-        : html`<${Hidden} what=${`Tool output (${step.toolResultLength ?? 0} characters)`} />`}
+        : html`<${Hidden} what=${`Tool output (${step.toolResultLength ?? 0} characters)`} level=${level} />`}
       ${step.artifacts?.length
         ? html`<h4>Artifacts</h4>${step.artifacts.map((artifact) => html`<${Artifact} artifact=${artifact} />`)}`
         : step.toolArtifactsCount
-          ? html`<${Hidden} what=${`${step.toolArtifactsCount} artifact(s) of type ${(step.toolArtifactTypes ?? []).join(', ')}`} />`
+          ? html`<${Hidden} what=${`${step.toolArtifactsCount} artifact(s) of type ${(step.toolArtifactTypes ?? []).join(', ')}`} level=${level} />`
           : null}
     `;
   } else if (step.kind === 'APPROVAL') {
     body = step.approval
       ? html`<p>${step.approval.approved ? 'Approved' : 'Denied'} by ${step.approval.approverName} at ${formatTime(step.approval.decidedAt)}</p>`
       : html`<p>Approval step</p>`;
+  } else if (step.kind === 'REQUEST') {
+    body = Array.isArray(step.messagesSent)
+      ? html`<details open><summary>Messages sent (${step.messagesSent.length})</summary><${Messages} messages=${step.messagesSent} /></details>`
+      : html`<${Hidden} what=${`Messages sent (${step.messagesSentCount ?? 0})`} level=${level} />`;
   } else {
-    body = step.content !== null && step.content !== undefined ? html`<pre class="content">${step.content}</pre>` : html`<${Hidden} what="Request" />`;
+    body = step.content !== null && step.content !== undefined ? html`<pre class="content">${step.content}</pre>` : null;
   }
   return html`<li class=${`step step-${step.kind.toLowerCase()}`} data-sequence=${step.sequence} data-kind=${step.kind}>
     <h3>Step ${step.sequence} · ${step.kind} · round ${step.round}</h3>
@@ -139,8 +154,10 @@ export function InspectorPage({ session, viewer, runId }) {
           </dl>
           ${!viewer.isAdmin && run.privacyLevel ? html`<p class="privacy" id="privacy-note">${PRIVACY_NOTE[run.privacyLevel] ?? `Privacy level ${run.privacyLevel}.`}</p>` : null}
           ${run.kind === 'MCP' ? null : html`<h3>Prompt</h3>
-          ${run.prompt !== null && run.prompt !== undefined ? html`<pre id="run-prompt">${run.prompt}</pre>` : html`<${Hidden} what="Prompt" />`}`}
-          ${run.finalContent ? html`<h3>Final answer</h3><pre id="run-final">${run.finalContent}</pre>` : null}
+          ${run.prompt !== null && run.prompt !== undefined ? html`<pre id="run-prompt">${run.prompt}</pre>` : html`<${Hidden} what="Prompt" level=${run.privacyLevel} />`}`}
+          ${run.finalContent
+            ? html`<h3 id="run-final-heading">${run.status === 'CANCELLED' ? 'Partial answer (the run was cancelled)' : 'Final answer'}</h3><pre id="run-final">${run.finalContent}</pre>`
+            : null}
           ${run.errorMessage ? html`<p class="error">${run.errorMessage}</p>` : null}
           ${inFlight ? html`<button type="button" id="cancel-run" onClick=${cancel}>Cancel run</button>` : null}
         </section>`
@@ -154,7 +171,7 @@ export function InspectorPage({ session, viewer, runId }) {
     <section aria-labelledby="steps-heading">
       <h2 id="steps-heading">Steps</h2>
       ${steps.length === 0 ? html`<p class="empty">No steps yet: they appear here as the run makes them.</p>` : null}
-      <ol class="steps" id="steps" aria-live="polite">${steps.map((step) => html`<${Step} key=${step.sequence} step=${step} />`)}</ol>
+      <ol class="steps" id="steps" aria-live="polite">${steps.map((step) => html`<${Step} key=${step.sequence} step=${step} level=${run?.privacyLevel} />`)}</ol>
     </section>
   `;
 }
