@@ -3,7 +3,11 @@
  * until the run finishes (or waits for an approval).
  *
  *   export TOKEN=alk_…                                  # the token printed at first start
- *   npx tsx examples/watch-run.ts <runId> [ws://localhost:4000/graphql]
+ *   npx tsx examples/watch-run.ts <runId> [url]
+ *
+ * The server's address is the second argument, else $URL (the README's recipe exports
+ * URL=http://localhost:4000/graphql), else ws://localhost:4000/graphql; an http(s) address means
+ * the same endpoint over ws(s), where Airlock serves graphql-ws.
  *
  * graphql-ws retries a closed connection by default (5 attempts with a growing, randomised wait,
  * about 40 s in all) and counts 4403 among the closes worth retrying. A refused token never gets
@@ -11,6 +15,7 @@
  * says what went wrong at once; a dropped connection is still retried.
  */
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
@@ -59,9 +64,35 @@ function isFinalClose(value: unknown): value is CloseLike {
   return isCloseEvent(value) && value.code in FINAL_CLOSE_CODES;
 }
 
-/** Turns whatever graphql-ws reports (a close event, GraphQL errors, an Error) into one sentence. */
-export function describeFailure(failure: unknown): WatchRunError {
+/** The socket's own error, as `ws` reports it inside the ErrorEvent graphql-ws rejects with. */
+interface ErrorEventLike {
+  readonly error?: { readonly code?: unknown; readonly message?: unknown };
+  readonly message?: unknown;
+}
+
+function isErrorEvent(value: unknown): value is ErrorEventLike {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'error';
+}
+
+/** Connection errors that mean no server answers at the address (rather than a refusal by one). */
+const NOTHING_THERE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Turns whatever graphql-ws reports (a close event, GraphQL errors, a socket's error event, an
+ * Error) into one sentence; `url` names the address tried when nothing answered there.
+ */
+export function describeFailure(failure: unknown, url = 'the server'): WatchRunError {
   if (failure instanceof WatchRunError) return failure;
+  if (isErrorEvent(failure)) {
+    const code = typeof failure.error?.code === 'string' ? failure.error.code : null;
+    const detail = String(failure.error?.message ?? failure.message ?? 'the connection failed');
+    if (code !== null && NOTHING_THERE.has(code)) {
+      return new WatchRunError(
+        `Nothing answers at ${url} (${code}): start Airlock with npm start, or set URL (or pass the address after the run id) to where it listens.`,
+      );
+    }
+    return new WatchRunError(`Could not reach Airlock at ${url}: ${detail}.`);
+  }
   if (isCloseEvent(failure)) {
     const meaning = FINAL_CLOSE_CODES[failure.code] ?? 'the connection closed';
     const reason = failure.reason ? ` "${failure.reason}"` : '';
@@ -72,7 +103,8 @@ export function describeFailure(failure: unknown): WatchRunError {
     return new WatchRunError(`The subscription failed: ${messages.join('; ')}`);
   }
   if (failure instanceof Error) return new WatchRunError(`Could not reach Airlock: ${failure.message}`);
-  return new WatchRunError(`The subscription failed: ${String(failure)}`);
+  // Never "[object Object]": an unknown object says what it carries (inspect copes with cycles).
+  return new WatchRunError(`The subscription failed: ${inspect(failure, { depth: 2, breakLength: Infinity })}`);
 }
 
 export interface WatchRunOptions {
@@ -112,17 +144,23 @@ export async function watchRun(options: WatchRunOptions): Promise<void> {
       options.onEvent(event);
     }
   } catch (failure) {
-    throw describeFailure(finalClose ?? failure);
+    throw describeFailure(finalClose ?? failure, options.url);
   } finally {
     await client.dispose();
   }
 }
 
+/** The graphql-ws address of an http(s) or ws(s) one: Airlock serves both on the same URL. */
+export function websocketUrl(url: string): string {
+  return url.replace(/^http(s?):\/\//i, 'ws$1://');
+}
+
 async function main(): Promise<void> {
-  const [runId, url = 'ws://localhost:4000/graphql'] = process.argv.slice(2);
+  const [runId, argumentUrl] = process.argv.slice(2);
+  const url = websocketUrl(argumentUrl || process.env.URL?.trim() || 'ws://localhost:4000/graphql');
   const token = process.env.TOKEN;
   if (!runId || !token) {
-    console.error('Usage: export TOKEN=alk_…; npx tsx examples/watch-run.ts <runId> [ws://localhost:4000/graphql]');
+    console.error('Usage: export TOKEN=alk_…; npx tsx examples/watch-run.ts <runId> [url]   (url: else $URL, else ws://localhost:4000/graphql)');
     process.exit(2);
   }
   try {

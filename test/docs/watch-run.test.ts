@@ -1,7 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchRun, WatchRunError } from '../../examples/watch-run.ts';
+import { describeFailure, watchRun, WatchRunError } from '../../examples/watch-run.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import { freePort } from '../helpers/redis.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe.each(TEST_DATABASES)('examples/watch-run.ts on %s', (kind) => {
   let t: TestApp;
@@ -33,5 +39,29 @@ describe.each(TEST_DATABASES)('examples/watch-run.ts on %s', (kind) => {
     const unknownRun = Buffer.from('Run:00000000-0000-4000-8000-000000000000').toString('base64');
     await watchRun({ url: wsUrl, token: t.adminToken, runId: unknownRun, onEvent: (event) => events.push(event) });
     expect(events).toMatchObject([{ errors: [{ message: 'Run not found.' }] }]);
+  });
+});
+
+describe('examples/watch-run.ts with nothing listening', () => {
+  it('should read the address from $URL (http means ws), name it in one line with what to do, and exit non-zero', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/watch-run.ts', 'UnVuOng='], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, TOKEN: 'alk_not-a-real-token', URL: `http://127.0.0.1:${port}/graphql` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `Nothing answers at ws://127.0.0.1:${port}/graphql (ECONNREFUSED): start Airlock with npm start, or set URL (or pass the address after the run id) to where it listens.\n`,
+    );
+  });
+
+  it('should never print [object Object] for a failure it does not know', () => {
+    const odd: Record<string, unknown> = { reason: 'odd' };
+    odd.self = odd;
+    expect(describeFailure(odd).message).toBe("The subscription failed: <ref *1> { reason: 'odd', self: [Circular *1] }");
   });
 });
