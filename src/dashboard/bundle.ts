@@ -8,7 +8,7 @@ export interface DashboardAsset {
   readonly body: Buffer;
 }
 
-/** The console's files by their name under /dashboard/ (`index.html`, `app.js`, `app.css`). */
+/** The console's files by their name under /dashboard/ (`index.html`, `app.js`, `app.css`, `graphiql.js`). */
 export type DashboardAssets = ReadonlyMap<string, DashboardAsset>;
 
 export const APP_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'app');
@@ -17,6 +17,7 @@ const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'graphiql.js': 'text/javascript; charset=utf-8',
 };
 
 /**
@@ -28,7 +29,8 @@ export async function bundleDashboard(appDir: string = APP_DIR): Promise<Dashboa
   // Loaded here, not by the server's start: a built server (dist/) reads the bundle instead.
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: { app: path.join(appDir, 'main.js') },
+    // The console, and GraphiQL's fetcher (graphql-ws with the token in connection_init; see graphiql.js).
+    entryPoints: { app: path.join(appDir, 'main.js'), graphiql: path.join(appDir, 'graphiql.js') },
     bundle: true,
     write: false,
     outdir: 'out',

@@ -56,11 +56,22 @@ export const GRAPHIQL_OPTIONS: GraphiQLOptions = {
   defaultQuery: '# Paste your token after "Bearer " in the Headers tab below, then run (Ctrl-Enter).\n{\n  viewer {\n    name\n    isAdmin\n  }\n}\n',
 };
 
-/** The one script the page runs after the bundle: set up Monaco's workers, render GraphiQL. */
-const START_SCRIPT = `const config = JSON.parse(document.getElementById('graphiql-config').textContent);
-self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_moduleId, label) => config.workers[label] };
-YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), config.options);
+/**
+ * The one script the page runs after the bundles: set up Monaco's workers, render GraphiQL with our
+ * fetcher (every operation over graphql-ws at this endpoint, the Headers tab's token in connection_init).
+ */
+const START_SCRIPT = `{
+  const config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_moduleId, label) => config.workers[label] };
+  const endpoint = new URL(config.options.endpoint || location.pathname, location.href);
+  endpoint.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
+  const { endpoint: _ignored, ...options } = config.options;
+  YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), { ...options, fetcher: AirlockGraphiQL.createFetcher(endpoint.href) });
+}
 `;
+
+/** The console bundle's GraphiQL fetcher (src/dashboard/app/graphiql.js), served by the console route. */
+const FETCHER_SCRIPT = `${CONSOLE_PATH}/graphiql.js`;
 
 /** Styles of the page's own additions (the link back to the console). */
 const EXTRA_CSS = `.airlock-console-link { margin-left: 0.5em; font-size: 0.8em; color: hsl(var(--color-primary)); }
@@ -125,6 +136,7 @@ export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> 
     <link rel="stylesheet" href="${url('graphiql.css')}" />
     <script type="application/json" id="graphiql-config">${jsonInScript(config)}</script>
     <script src="${url('graphiql.js')}" defer></script>
+    <script type="module" src="${FETCHER_SCRIPT}"></script>
     <script src="${url('start.js')}" defer></script>
   </head>
   <body class="no-focus-outline">

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
+import { scriptedConfiguration } from '../helpers/runs.ts';
 import { startServedApp, type ServedApp } from '../helpers/served-app.ts';
 
 /**
@@ -74,6 +75,22 @@ describe.skipIf(!CHROMIUM)('GraphiQL in Chromium', () => {
         expect(result).toContain('"isAdmin": true');
         expect(result).not.toContain('"errors"');
         await page.screenshot({ path: path.join(SCREENSHOT_DIR, `graphiql-${kind}.png`) });
+
+        // A subscription streams too: the Headers tab's token reaches graphql-ws's connection_init
+        // (Yoga's own fetcher connected without it, was refused with 4403, and spun for ever).
+        const configurationId = await scriptedConfiguration(served.t, `graphiql-${kind}`, { replies: [{ content: 'streamed in GraphiQL', toolCalls: [] }] });
+        const subscription = `subscription { runAgent(input: { configurationId: "${configurationId}", prompt: "hello" }) { __typename ... on RunFinishedEvent { run { status finalContent } } } }`;
+        await page.click('.graphiql-query-editor .monaco-editor .view-lines', { timeout: 5_000 });
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Delete');
+        await page.keyboard.insertText(subscription);
+        await page.waitForFunction((text) => document.querySelector('.graphiql-query-editor .view-lines')?.textContent?.replace(/\u00a0/g, ' ').includes(text), 'streamed', { timeout: 5_000 }).catch(() => undefined);
+        await page.click('.graphiql-execute-button');
+        await page.waitForFunction(() => document.querySelector('.graphiql-response')?.textContent?.includes('RunFinishedEvent'), undefined, { timeout: 15_000 });
+        const streamed = await textOf(page, '.graphiql-response');
+        expect(streamed).toContain('"status": "COMPLETED"');
+        expect(streamed).toContain('"finalContent": "streamed in GraphiQL"');
+        expect(sockets.length).toBeGreaterThan(0);
 
         // Everything came from the server itself: no CDN, no other host.
         expect(requests.length).toBeGreaterThan(0);

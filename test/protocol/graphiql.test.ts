@@ -9,6 +9,8 @@ import { TEST_DATABASES } from '../helpers/databases.ts';
  */
 
 const HTML = { accept: 'text/html' };
+/** GraphiQL's fetcher (graphql-ws with the Headers tab's token in connection_init), from the console bundle. */
+const FETCHER = '/dashboard/graphiql.js';
 
 interface PageConfig {
   options: Record<string, unknown>;
@@ -39,10 +41,10 @@ describe.each(TEST_DATABASES)('GraphiQL page on %s', (kind) => {
     // No CDN, no other host: nothing absolute at all.
     expect(html).not.toMatch(/(?:https?:)?\/\/[a-z0-9]/i);
     expect(html).not.toContain('Loading');
-    // Every script is a file of this server, or the inert JSON configuration.
-    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/ src="\/graphiql\/|type="application\/json"/);
-    expect(files.length).toBeGreaterThanOrEqual(7);
-    for (const file of files) expect(file).toMatch(/^\/graphiql\/[0-9a-f]{16}\/[a-z.]+$/);
+    // Every script is a file of this server (GraphiQL's, or the console bundle's fetcher), or the inert JSON configuration.
+    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/ src="\/graphiql\/|src="\/dashboard\/graphiql\.js"|type="application\/json"/);
+    expect(files.length).toBeGreaterThanOrEqual(8);
+    for (const file of files) expect(file).toMatch(/^\/graphiql\/[0-9a-f]{16}\/[a-z.]+$|^\/dashboard\/graphiql\.js$/);
     const csp = response.headers.get('content-security-policy') ?? '';
     expect(csp.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "worker-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]));
     expect(response.headers.get('x-frame-options')).toBe('DENY');
@@ -52,7 +54,14 @@ describe.each(TEST_DATABASES)('GraphiQL page on %s', (kind) => {
 
   it('should serve every file the page names, with its type and for good, and 404 any other', async () => {
     const { files } = await openPage(t);
-    for (const file of files) {
+    // The fetcher is a file of the console's bundle (GET /dashboard/…, on the server's own port).
+    expect(files).toContain(FETCHER);
+    const base = (await t.app.server.start()).url.replace(/\/graphql$/, '');
+    const fetcher = await fetch(`${base}${FETCHER}`);
+    expect(fetcher.status).toBe(200);
+    expect(fetcher.headers.get('content-type')).toContain('text/javascript');
+    expect(await fetcher.text()).toContain('AirlockGraphiQL');
+    for (const file of files.filter((name) => name !== FETCHER)) {
       const response = await t.fetch({ method: 'GET', path: file });
       expect(response.status, file).toBe(200);
       const expected = file.endsWith('.css') ? 'text/css' : file.endsWith('.js') ? 'text/javascript' : 'image/';
