@@ -40,11 +40,51 @@ function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, adm
 }
 
 /**
+ * Reads of storage shared by the watchers of this process that wait on the same bus event with the
+ * same last delivered step: when a run watched 1 000 times ends, storage is read once, not 1 000
+ * times. Keyed by the event object (the bus hands every subscriber the same one), so a read lives
+ * as long as the event it answers.
+ */
+const sharedReads = new WeakMap<object, Map<number, ReturnType<RunStreamDeps['runs']['replay']>>>();
+function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, sharedBy: object | null): ReturnType<RunStreamDeps['runs']['replay']> {
+  if (!sharedBy) return deps.runs.replay(runId, afterSequence);
+  let reads = sharedReads.get(sharedBy);
+  if (!reads) sharedReads.set(sharedBy, (reads = new Map()));
+  let read = reads.get(afterSequence);
+  if (!read) reads.set(afterSequence, (read = deps.runs.replay(runId, afterSequence)));
+  return read;
+}
+
+/**
+ * The stored steps after `afterSequence` and before `before`, in order, as the persisted (filtered)
+ * copy; returns the last sequence it delivered (`afterSequence` when none). A step is published only
+ * after its commit, and a run is settled only after its steps committed, so whatever a watcher
+ * missed before a later event is in storage when that event arrives.
+ */
+async function* storedSteps(
+  deps: RunStreamDeps,
+  runId: string,
+  afterSequence: number,
+  options: { readonly before?: number; readonly sharedBy?: object } = {},
+): AsyncGenerator<RunStreamEvent, number> {
+  let lastSequence = afterSequence;
+  for (const { sequence, step } of await storedAfter(deps, runId, afterSequence, options.sharedBy ?? null)) {
+    if (sequence >= (options.before ?? Infinity)) break;
+    lastSequence = sequence;
+    yield { kind: 'step', view: { runId, sequence, step } };
+  }
+  return lastSequence;
+}
+
+/**
  * Turns bus events into stream events for one viewer: admins get the live steps verbatim, everyone
  * else the copy at the run's privacy level. Steps at or below `lastSequence` were already sent
- * (replay) and are skipped; steps missing before a live one are replayed from storage. The initiator and admins receive the live final answer even when the
- * privacy level does not store it. Ends when the run finished (or parked, with `endOnSuspension`)
- * or when `events` was released.
+ * (replay) and are skipped. No event comes before a stored step it follows: before a live step that
+ * skips ahead, a park or the end, the steps stored after the last one delivered are read and
+ * delivered first (at the run's privacy level, for admins too) — live events lost on the way from
+ * another instance, or never published because their instance died between commit and publication.
+ * The initiator and admins receive the live final answer even when the privacy level does not store
+ * it. Ends when the run finished (or parked, with `endOnSuspension`) or when `events` was released.
  */
 async function* streamRun(
   deps: RunStreamDeps,
@@ -59,17 +99,11 @@ async function* streamRun(
       yield { kind: 'started', run: options.startedRun ?? event.run };
     } else if (event.type === 'step') {
       if (event.sequence <= lastSequence) continue;
-      // A step that skips ahead means live events were lost on the way from another instance
-      // (Redis dropped them): the missing ones are stored (a step is published after its commit).
-      if (event.sequence > lastSequence + 1) {
-        for (const { sequence, step } of await deps.runs.replay(runId, lastSequence)) {
-          if (sequence >= event.sequence) break;
-          yield { kind: 'step', view: { runId, sequence, step } };
-        }
-      }
+      if (event.sequence > lastSequence + 1) yield* storedSteps(deps, runId, lastSequence, { before: event.sequence, sharedBy: event });
       lastSequence = event.sequence;
       yield stepEventFor(event, viewer.isAdmin);
     } else if (event.type === 'suspended') {
+      lastSequence = yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
       yield { kind: 'suspended', run: event.run, turn: event };
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
       // runEvents keeps streaming through the resume.
@@ -77,6 +111,7 @@ async function* streamRun(
     } else if (event.type === 'decided') {
       continue; // the APPROVAL step that follows tells the decision
     } else {
+      yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
       const run = event.run ?? (await loadRun(deps.db, runId));
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
       yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run };
@@ -144,11 +179,25 @@ export async function startAndFollowRun(deps: RunStreamDeps, viewer: Actor, inpu
 
 /**
  * Follows a run the viewer may see (runEvents): its stored steps, then live while it runs (no gap,
- * no duplicate: the bus is subscribed before storage is read), through parks and resumes, to its end.
+ * no duplicate: the bus is subscribed before storage is read), through parks and resumes, to its
+ * end, which comes after every step stored before it.
  */
 export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: string): Promise<AsyncGenerator<RunStreamEvent>> {
   const visible = await visibleRun(deps.db, viewer, runId);
   if (!visible) throw new NotFoundError('Run', runId);
+  // A run is settled only after its steps are stored: a settled run is its steps and its end, with
+  // nothing live to wait for (the console opening a past run reads two rows of storage, no bus).
+  if (SETTLED.has(visible.status)) {
+    const stored = await deps.runs.replay(runId, 0);
+    return runStream(
+      (async function* () {
+        yield { kind: 'started', run: visible };
+        for (const { sequence, step } of stored) yield { kind: 'step', view: { runId, sequence, step } };
+        yield { kind: 'finished', run: visible };
+      })(),
+      () => undefined,
+    );
+  }
   const events = deps.runs.subscribe(runId);
   let stored;
   let current;
@@ -166,12 +215,17 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
       lastSequence = sequence;
       yield { kind: 'step', view: { runId, sequence, step } };
     }
+    // The run may have parked or ended after its steps were read: what it stored before comes first.
     if (SETTLED.has(current.status)) {
+      yield* storedSteps(deps, runId, lastSequence);
       yield { kind: 'finished', run: current };
       return;
     }
     const waiting = deps.runs.suspendedState(current);
-    if (waiting) yield { kind: 'suspended', run: current, turn: waiting.suspension };
+    if (waiting) {
+      lastSequence = yield* storedSteps(deps, runId, lastSequence);
+      yield { kind: 'suspended', run: current, turn: waiting.suspension };
+    }
     yield* streamRun(deps, viewer, runId, events, { lastSequence });
   };
   return runStream(replayThenLive(), () => events.return?.());
