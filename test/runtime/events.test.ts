@@ -36,4 +36,20 @@ describe('the in-process run event bus', () => {
     await expect(slow.next()).rejects.toThrow(SubscriberOverflowError);
     expect(bus.hasSubscribers('r1')).toBe(false);
   });
+
+  it('should cut off only the subscriber that fell behind: a reader of the same run that keeps up gets every event', async () => {
+    const bus = createRunEventBus<null>({ subscriberBuffer: 10 });
+    const stalled = bus.subscribe('r1');
+    const reading = bus.subscribe('r1');
+    for (let index = 0; index < 25; index += 1) {
+      // Publishing never waits for a reader: it returns at once whatever the subscribers do.
+      bus.publish({ type: 'finished', runId: 'r1', finalContent: String(index), run: null });
+      expect((await reading.next()).value).toMatchObject({ finalContent: String(index) });
+    }
+    expect(bus.subscriberCount()).toBe(1);
+    expect(bus.deepestQueue()).toBe(0);
+    // The one that stopped reading keeps what it had queued (its first 10 events), then learns it was cut off.
+    for (let index = 0; index < 10; index += 1) expect((await stalled.next()).value).toMatchObject({ finalContent: String(index) });
+    await expect(stalled.next()).rejects.toThrow(/fell 10 events behind and was cut off; subscribe again/);
+  });
 });
