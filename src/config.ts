@@ -148,7 +148,9 @@ const envSchema = z.object({
     .trim()
     .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or : _ . -')
     .default('airlock:'),
-  AIRLOCK_SUBSCRIBER_BUFFER: integerFrom(10, 1_000_000).default(10_000),
+  // At least four times the steps one run may publish at once (runtime/run-recorder.ts, 16): below it,
+  // a dashboard that keeps up could be cut off by one burst.
+  AIRLOCK_SUBSCRIBER_BUFFER: integerFrom(64, 1_000_000).default(10_000),
   AIRLOCK_CORS_ORIGINS: optionalText
     .transform((value) => (value === null ? [] : value.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)))
     .refine((origins) => origins.every(isOrigin), 'must list origins such as https://console.example.com (scheme, host and port only), comma-separated'),
