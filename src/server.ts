@@ -178,7 +178,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       wss.emit('connection', ws, request);
-      logSocketErrorsOnce(ws, logger);
+      logSocketErrors(ws, logger);
     });
   });
 
@@ -297,11 +297,12 @@ export function buildServer(deps: ServerDeps): AirlockServer {
  * A socket's errors are the peer's protocol faults (a message over the size limit, bad UTF-8, a bad
  * frame): `ws` has already closed the socket with the matching code (1009, 1007, 1002). graphql-ws's
  * own handler, registered on 'connection', would print the error's stack with console.error; this
- * replaces it with one structured line.
+ * replaces it with one structured line (`ws` emits one error per socket; `on`, never a second
+ * error without a listener, which would throw).
  */
-function logSocketErrorsOnce(ws: WebSocket, logger: Logger): void {
+function logSocketErrors(ws: WebSocket, logger: Logger): void {
   ws.removeAllListeners('error');
-  ws.once('error', (error: Error & { code?: string }) => {
+  ws.on('error', (error: Error & { code?: string }) => {
     logger.info({ code: error.code ?? 'unknown', reason: error.message.slice(0, 200) }, 'websocket closed on a protocol error of the client');
     if (ws.readyState === ws.OPEN) ws.terminate();
   });
