@@ -9,6 +9,7 @@ import './types/providers.ts';
 import './types/models.ts';
 import './types/skills.ts';
 import './types/configurations.ts';
+import './types/demo.ts';
 import './types/mcp-servers.ts';
 import './types/runnable-tools.ts';
 import './types/budgets.ts';

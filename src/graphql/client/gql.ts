@@ -68,6 +68,13 @@ type Documents = {
     "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.SpentSetupDocument,
     "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": typeof types.SpentModelDocument,
     "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": typeof types.SpentConfigurationDocument,
+    "\n  mutation DemoCreate {\n    createDemoConfiguration {\n      __typename\n      ... on Configuration { id name privacyLevel allowedToolGroups model { name providerModelId provider { name kind hasApiKey } } }\n      ... on Error { message }\n    }\n  }\n": typeof types.DemoCreateDocument,
+    "\n  mutation DemoCreateUser { createUser(input: { name: \"demo-viewer\" }) { __typename ... on CreateUserPayload { token } } }\n": typeof types.DemoCreateUserDocument,
+    "\n  mutation DemoCreateProvider($name: String!) { createProvider(input: { name: $name, kind: OPENAI }) { __typename ... on Provider { id } } }\n": typeof types.DemoCreateProviderDocument,
+    "\n  mutation DemoDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename } }\n": typeof types.DemoDeleteProviderDocument,
+    "\n  query DemoCatalogue { configurations { id name } providers { name } models { name } }\n": typeof types.DemoCatalogueDocument,
+    "\n  mutation DemoStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.DemoStartRunDocument,
+    "\n  query DemoRun($id: ID!) { run(id: $id) { status finalContent steps { edges { node { kind toolName toolIsError } } } } }\n": typeof types.DemoRunDocument,
     "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": typeof types.DetachedStartRunDocument,
     "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": typeof types.DetachedRunStateDocument,
     "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": typeof types.DetachedCancelDocument,
@@ -233,6 +240,13 @@ const documents: Documents = {
     "\n  mutation SpentSetup($provider: CreateProviderInput!) { createProvider(input: $provider) { __typename ... on Provider { id } ... on Error { message } } }\n": types.SpentSetupDocument,
     "\n  mutation SpentModel($input: CreateModelInput!) { createModel(input: $input) { __typename ... on Model { id } ... on Error { message } } }\n": types.SpentModelDocument,
     "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n": types.SpentConfigurationDocument,
+    "\n  mutation DemoCreate {\n    createDemoConfiguration {\n      __typename\n      ... on Configuration { id name privacyLevel allowedToolGroups model { name providerModelId provider { name kind hasApiKey } } }\n      ... on Error { message }\n    }\n  }\n": types.DemoCreateDocument,
+    "\n  mutation DemoCreateUser { createUser(input: { name: \"demo-viewer\" }) { __typename ... on CreateUserPayload { token } } }\n": types.DemoCreateUserDocument,
+    "\n  mutation DemoCreateProvider($name: String!) { createProvider(input: { name: $name, kind: OPENAI }) { __typename ... on Provider { id } } }\n": types.DemoCreateProviderDocument,
+    "\n  mutation DemoDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename } }\n": types.DemoDeleteProviderDocument,
+    "\n  query DemoCatalogue { configurations { id name } providers { name } models { name } }\n": types.DemoCatalogueDocument,
+    "\n  mutation DemoStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.DemoStartRunDocument,
+    "\n  query DemoRun($id: ID!) { run(id: $id) { status finalContent steps { edges { node { kind toolName toolIsError } } } } }\n": types.DemoRunDocument,
     "\n  mutation DetachedStartRun($input: RunAgentInput!) {\n    startRun(input: $input) {\n      __typename\n      ... on Run { id status }\n      ... on RunLimitError { code limit message }\n      ... on ValidationError { message issues { path message } }\n      ... on Error { message }\n    }\n  }\n": types.DetachedStartRunDocument,
     "\n  query DetachedRunState($id: ID!) { run(id: $id) { status terminationReason iterations } }\n": types.DetachedRunStateDocument,
     "\n  mutation DetachedCancel($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id } } }\n": types.DetachedCancelDocument,
@@ -574,6 +588,34 @@ export function graphql(source: "\n  mutation SpentModel($input: CreateModelInpu
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation SpentConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DemoCreate {\n    createDemoConfiguration {\n      __typename\n      ... on Configuration { id name privacyLevel allowedToolGroups model { name providerModelId provider { name kind hasApiKey } } }\n      ... on Error { message }\n    }\n  }\n"): (typeof documents)["\n  mutation DemoCreate {\n    createDemoConfiguration {\n      __typename\n      ... on Configuration { id name privacyLevel allowedToolGroups model { name providerModelId provider { name kind hasApiKey } } }\n      ... on Error { message }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DemoCreateUser { createUser(input: { name: \"demo-viewer\" }) { __typename ... on CreateUserPayload { token } } }\n"): (typeof documents)["\n  mutation DemoCreateUser { createUser(input: { name: \"demo-viewer\" }) { __typename ... on CreateUserPayload { token } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DemoCreateProvider($name: String!) { createProvider(input: { name: $name, kind: OPENAI }) { __typename ... on Provider { id } } }\n"): (typeof documents)["\n  mutation DemoCreateProvider($name: String!) { createProvider(input: { name: $name, kind: OPENAI }) { __typename ... on Provider { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DemoDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename } }\n"): (typeof documents)["\n  mutation DemoDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DemoCatalogue { configurations { id name } providers { name } models { name } }\n"): (typeof documents)["\n  query DemoCatalogue { configurations { id name } providers { name } models { name } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DemoStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation DemoStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DemoRun($id: ID!) { run(id: $id) { status finalContent steps { edges { node { kind toolName toolIsError } } } } }\n"): (typeof documents)["\n  query DemoRun($id: ID!) { run(id: $id) { status finalContent steps { edges { node { kind toolName toolIsError } } } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
