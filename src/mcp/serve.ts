@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../context.ts';
-import type { ConfigurationRow, Db } from '../db/database.ts';
+import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import { findConfigurationByName, findConfigurationsByIds } from '../db/repositories/configurations.ts';
-import { touchOpenRuns, touchSessionRun } from '../db/repositories/runs.ts';
+import { sessionsNoLongerOpen, settleEndedSessions, settleSessionsOf, touchOpenSession } from '../db/repositories/mcp-sessions.ts';
 import { decodeIdFor } from '../graphql/ids.ts';
 import { authenticate, bearerToken } from '../services/users.ts';
 import type { Actor } from '../tools/tool.ts';
-import { openMcpSession, type McpSession, type SessionEnd } from './session.ts';
+import { announceEnded, endMcpSession, openMcpSession, sessionRequest } from './session.ts';
 
 export const MCP_PATH = '/mcp';
 export const CONFIGURATION_HEADER = 'x-airlock-configuration';
@@ -19,22 +17,31 @@ export type McpServeDeps = Pick<Services, 'db' | 'registry' | 'toolData' | 'writ
 export interface McpRoute {
   /** True when the request was for /mcp (and is now answered). */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
-  /** Closes every open session, settling its run; then refuses new ones. */
+  /**
+   * Refuses new requests and abandons this instance's calls in flight (their steps are stored).
+   * The sessions stay open: they live in the database, and any other instance (or this one,
+   * restarted) serves their next request.
+   */
   stop(): Promise<void>;
 }
 
-interface OpenSession {
-  readonly session: McpSession;
-  readonly transport: StreamableHTTPServerTransport;
-  idle: NodeJS.Timeout | undefined;
-  inFlight: number;
+/** A tools/call being served by this instance: what ends it when its session ends, or its client cancels it. */
+interface CallInFlight {
+  readonly runId: string;
+  readonly userId: string;
+  /** The JSON-RPC id of the request, as a `notifications/cancelled` names it. */
+  readonly requestId: string;
+  readonly controller: AbortController;
+  /** Settles once the call's step is stored. */
+  done: Promise<unknown>;
 }
 
 /** JSON-RPC error codes the refusals use: the SDK's own for a missing session, else the generic server error. */
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
 const PARSE_ERROR = -32700;
-/** Unknown, another user's, or closed (also by the session cap on another instance): the client initializes again. */
+const INVALID_REQUEST = -32600;
+/** Unknown, another user's, or closed (anywhere, by anyone): the client initializes again. */
 const SESSION_NOT_FOUND_MESSAGE = 'Session not found: open a new one with an initialize request.';
 
 /** A configuration by its global id (as the API gives it), its raw id, or its name (names are unique). */
@@ -49,18 +56,19 @@ function refuse(res: ServerResponse, status: number, code: number, message: stri
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** The request ids a body's `notifications/cancelled` messages name (a single message or a batch). */
+function cancelledRequestIds(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message: unknown) => {
+    if (typeof message !== 'object' || message === null) return [];
+    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
+    const requestId = params?.requestId;
+    return method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number') ? [String(requestId)] : [];
+  });
+}
+
 /**
- * Streamable HTTP at /mcp: one stateful session (`Mcp-Session-Id`, kept in this process) per
- * client, each one run of its user under one configuration. The bearer token is checked on every
- * request; sessions end when the client deletes them, after AIRLOCK_MCP_SESSION_IDLE_MS without a
- * request, when their user loses access or their run is cancelled, when the server stops, and
- * when their user opens one more than AIRLOCK_MAX_MCP_SESSIONS_PER_USER (the least recently used
- * closes, wherever it lives: its run row is settled, which its process reads at the session's next
- * request or heartbeat). Several instances need sticky sessions for /mcp (a session lives in the
- * process that opened it).
- */
-/**
- * The SDK's server half, loaded when the first session opens: about a quarter of a second of every
+ * The SDK's server half, loaded when the first request comes: about a quarter of a second of every
  * start saved for the servers nobody reaches over MCP.
  */
 let serverSdkLoading: Promise<typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js') & typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
@@ -71,50 +79,67 @@ const serverSdk = () =>
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([server, transport, types]) => ({ ...server, ...transport, ...types })));
 
+/**
+ * Streamable HTTP at /mcp. A session is its run row, not a process's memory: the initialize
+ * request creates the run (its id is the `Mcp-Session-Id`), and every later request, on any
+ * instance, is served by a server and transport made for that request alone (the SDK's stateless
+ * mode) once one statement found the session open for this token's user (and recorded the
+ * request). So no sticky routing, and a session outlives the instance that opened it. The bearer
+ * token is checked on every request. A session ends when its client deletes it (any instance),
+ * after AIRLOCK_MCP_SESSION_IDLE_MS without a request (a sweep every instance runs; a request
+ * past the deadline is refused even before it), on cancelRun or when its user loses access, and
+ * when its user opens one more than AIRLOCK_MAX_MCP_SESSIONS_PER_USER (the least recently used).
+ * What lives in this process is only the calls it is serving: they are abandoned (their steps
+ * stored) when their session ends, wherever that is decided, and when the server stops.
+ */
 export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; readonly version: string }): McpRoute {
-  const { config, logger: baseLogger, db } = deps;
+  const { config, logger: baseLogger, db, bus } = deps;
   const logger = baseLogger.child({ component: 'mcp' });
-  const sessions = new Map<string, OpenSession>();
   const stopped = new AbortController();
+  const calls = new Set<CallInFlight>();
 
-  const end = async (id: string, reason: SessionEnd) => {
-    const open = sessions.get(id);
-    if (!open) return;
-    sessions.delete(id);
-    clearTimeout(open.idle);
-    await open.session.close(reason).catch((error: unknown) => logger.error({ err: error, runId: open.session.run.id }, 'could not settle an MCP session run'));
-    await open.transport.close().catch(() => undefined);
+  /** Ends this instance's calls of these sessions at once (their signal aborted) and waits for their steps. */
+  const abandon = async (match: (call: CallInFlight) => boolean) => {
+    const ending = [...calls].filter(match);
+    for (const call of ending) call.controller.abort();
+    await Promise.allSettled(ending.map((call) => call.done));
   };
-  const endWhere = (match: (open: OpenSession) => boolean, reason: SessionEnd) =>
-    Promise.all([...sessions].filter(([, open]) => match(open)).map(([id]) => end(id, reason)));
+  const abandonRuns = (runIds: readonly string[]) => abandon((call) => runIds.includes(call.runId));
 
-  const armIdle = (id: string, open: OpenSession) => {
-    clearTimeout(open.idle);
-    open.idle = setTimeout(() => {
-      if (open.inFlight > 0) return armIdle(id, open);
-      void end(id, 'IDLE');
-    }, config.mcpSessionIdleMs);
-    open.idle.unref();
+  /** Settles the sessions (all, or `ids`) that are idle past the deadline or asked to cancel, and ends their calls here. */
+  const settleEnded = async (ids?: readonly string[]) => {
+    const settled = await settleEndedSessions(db, config.mcpSessionIdleMs, ids);
+    announceEnded(bus, settled);
+    if (settled.length > 0) await abandonRuns(settled.map((run) => run.id));
   };
 
-  // The run of an open session is alive: its heartbeat is touched like the runs the run manager drives
-  // (a durable cancel request read here ends the session, and so does its run settled elsewhere).
-  const heartbeat = setInterval(() => {
-    const byRun = new Map([...sessions.values()].map((open) => [open.session.run.id, open]));
-    if (byRun.size === 0) return;
-    void touchOpenRuns(db, [...byRun.keys()])
-      .then(({ cancelled, ended }) =>
-        Promise.all([
-          endWhere((open) => cancelled.includes(open.session.run.id), 'CANCELLED'),
-          endWhere((open) => ended.includes(open.session.run.id), 'SETTLED'),
-        ]),
-      )
-      .catch((error: unknown) => logger.warn({ err: error }, 'MCP session heartbeat failed'));
-  }, config.runHeartbeatMs);
-  heartbeat.unref();
-  const stopCancels = deps.cancellations.subscribe(({ runId }) => void endWhere((open) => open.session.run.id === runId, 'CANCELLED'));
+  // The sweep: any instance may run it, each session is settled once (the WHERE clause on its
+  // status). The calls this instance serves are checked too: a session ended elsewhere (DELETE on
+  // another instance, the cap, cancelRun) abandons them here.
+  const sweepMs = Math.min(config.runHeartbeatMs, Math.max(100, Math.floor(config.mcpSessionIdleMs / 4)));
+  const sweep = setInterval(() => {
+    void (async () => {
+      await settleEnded();
+      if (calls.size === 0) return;
+      const ended = await sessionsNoLongerOpen(db, [...new Set([...calls].map((call) => call.runId))]);
+      if (ended.length > 0) await abandonRuns(ended);
+    })().catch((error: unknown) => logger.warn({ err: error }, 'MCP session sweep failed'));
+  }, sweepMs);
+  sweep.unref();
+
+  // cancelRun of a session, on any instance: its calls here end, and one instance settles it CANCELLED.
+  const stopCancels = deps.cancellations.subscribe(({ runId }) => {
+    void abandonRuns([runId])
+      .then(() => settleEnded([runId]))
+      .catch((error: unknown) => logger.error({ err: error, runId }, 'could not settle a cancelled MCP session'));
+  });
+  // A user deactivated, deleted or whose token was rotated: their sessions end (a demotion only changes their tools).
   const stopRevocations = deps.revocations.subscribe(({ userId, reason }) => {
-    if (reason !== 'DEMOTED') void endWhere((open) => open.session.userId === userId, 'CANCELLED');
+    if (reason === 'DEMOTED') return;
+    void abandon((call) => call.userId === userId)
+      .then(() => settleSessionsOf(db, userId, 'CANCELLED'))
+      .then((settled) => announceEnded(bus, settled))
+      .catch((error: unknown) => logger.error({ err: error, userId }, 'could not settle the MCP sessions of a user who lost access'));
   });
 
   const readJson = async (req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false }> => {
@@ -132,11 +157,28 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     }
   };
 
+  /** The SDK's low-level server for one request of the session `run`, its handlers bound to this request's actor. */
+  const serverFor = async (run: RunRow, actor: Actor) => {
+    const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await serverSdk();
+    const session = sessionRequest(deps, run, actor);
+    const server = new Server(options, { capabilities: { tools: { listChanged: false } } });
+    server.setRequestHandler(ListToolsRequestSchema, () => session.listTools().then((tools) => ({ tools })));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const controller = new AbortController();
+      const call: CallInFlight = { runId: run.id, userId: actor.id, requestId: String(extra.requestId), controller, done: Promise.resolve() };
+      const result = session.callTool(request.params.name, request.params.arguments, AbortSignal.any([controller.signal, extra.signal]));
+      call.done = result.finally(() => calls.delete(call));
+      calls.add(call);
+      return result;
+    });
+    return server;
+  };
+
   const openSession = async (req: IncomingMessage, res: ServerResponse, actor: Actor) => {
     if (req.method !== 'POST') return refuse(res, 400, SERVER_ERROR, 'Bad Request: no session; open one with an initialize request (POST).');
     const body = await readJson(req);
     if (!body.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
-    const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } = await serverSdk();
+    const { StreamableHTTPServerTransport, isInitializeRequest } = await serverSdk();
     if (!isInitializeRequest(body.value)) return refuse(res, 400, SERVER_ERROR, 'Bad Request: no session; open one with an initialize request.');
     const url = new URL(req.url ?? '/', 'http://localhost');
     const header = req.headers[CONFIGURATION_HEADER];
@@ -146,38 +188,19 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     }
     const configuration = await findConfigurationByReference(db, reference);
     if (!configuration) return refuse(res, 404, SERVER_ERROR, 'No configuration has this name or id; the configurations query lists those you may use.');
-    const { session, closedRunIds } = await openMcpSession(deps, actor, configuration, { maxSessions: config.maxMcpSessionsPerUser, stopSignal: stopped.signal });
-    // The sessions the cap closed that live here go at once (the others at their next request or heartbeat).
-    if (closedRunIds.length > 0) void endWhere((open) => closedRunIds.includes(open.session.run.id), 'SETTLED');
-    const server = new Server(options, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await session.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => session.callTool(request.params.name, request.params.arguments, extra.signal));
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      // JSON answers, no SSE stream per POST: every result is one short string.
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        sessions.set(id, entry);
-        armIdle(id, entry);
-      },
-      onsessionclosed: (id) => end(id, 'CLOSED'),
-    });
-    // In flight until the initialize request is answered: the idle timer must not close it meanwhile.
-    const entry: OpenSession = { session, transport, idle: undefined, inFlight: 1 };
+    const { run, closed } = await openMcpSession(deps, actor, configuration, { maxSessions: config.maxMcpSessionsPerUser });
+    // The sessions the cap closed end here at once (on other instances at their next check).
+    if (closed.length > 0) void abandonRuns(closed.map((settled) => settled.id));
+    const server = await serverFor(run, actor);
+    // Stateful for this one request only: the SDK answers the handshake and names the session (the run's id).
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => run.id, enableJsonResponse: true });
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res, body.value);
     } finally {
-      entry.inFlight -= 1;
-      const id = transport.sessionId;
-      if (id === undefined || !sessions.has(id)) {
-        // The handshake failed (a bad Accept header, an error): the run ends here.
-        await session.close('NOT_OPENED');
-        await transport.close().catch(() => undefined);
-      } else if (stopped.signal.aborted) {
-        // Opened while the server was stopping, after `stop` ended the sessions it knew.
-        await end(id, 'STOPPED');
-      }
+      // The handshake failed (a bad Accept header, an error): the run ends here.
+      if (transport.sessionId === undefined) await endMcpSession(deps, run.id, 'NOT_OPENED');
+      await server.close().catch(() => undefined);
     }
   };
 
@@ -197,27 +220,39 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     }
     const id = req.headers['mcp-session-id'];
     if (id === undefined) return openSession(req, res, actor);
-    const entry = typeof id === 'string' ? sessions.get(id) : undefined;
-    // Another user's session is not found either: its id must not be usable by anyone else.
-    if (!entry || entry.session.userId !== actor.id) return refuse(res, 404, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE);
-    entry.session.actor = actor;
-    // A GET (the client's stream for server messages) stays open for as long as the client likes:
-    // only requests (POST) count as activity.
-    if (req.method === 'GET') return entry.transport.handleRequest(req, res);
-    entry.inFlight += 1;
+    // Open, this user's (another user's session is not found either: its id is no use to anyone
+    // else), not asked to cancel, not idle past the deadline; the request is recorded.
+    const run = typeof id === 'string' ? await touchOpenSession(db, { id, userId: actor.id, idleMs: config.mcpSessionIdleMs }) : undefined;
+    if (!run) {
+      // Idle past the deadline or asked to cancel and not yet swept: settled now.
+      if (typeof id === 'string') await settleEnded([id]);
+      return refuse(res, 404, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE);
+    }
+    if (req.method === 'DELETE') {
+      await abandonRuns([run.id]);
+      await endMcpSession(deps, run.id, 'CLOSED', actor.id);
+      res.writeHead(200).end();
+      return;
+    }
+    // Nothing is ever pushed to a client unasked, so there is no stream to open: the spec's answer is 405.
+    if (req.method === 'GET') return refuse(res, 405, SERVER_ERROR, 'Method not allowed: this server offers no SSE stream on GET.', { allow: 'POST, DELETE' });
+    const parsed = await readJson(req);
+    if (!parsed.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
+    const { StreamableHTTPServerTransport, isInitializeRequest } = await serverSdk();
+    if ((Array.isArray(parsed.value) ? parsed.value : [parsed.value]).some((message) => isInitializeRequest(message))) {
+      return refuse(res, 400, INVALID_REQUEST, 'Invalid Request: Server already initialized');
+    }
+    // A client cancelling its own request: the call ends if this instance serves it (one served by
+    // another instance runs to its end or its timeout; the client ignores its answer).
+    const cancelled = cancelledRequestIds(parsed.value);
+    if (cancelled.length > 0) void abandon((call) => call.runId === run.id && cancelled.includes(call.requestId));
+    const server = await serverFor(run, actor);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
-      // The use that orders the session cap, and the check that the session was not closed elsewhere.
-      if (!(await touchSessionRun(db, entry.session.run.id))) {
-        await end(id as string, 'SETTLED');
-        return refuse(res, 404, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE);
-      }
-      if (req.method === 'DELETE') return await entry.transport.handleRequest(req, res);
-      const parsed = await readJson(req);
-      if (!parsed.ok) return refuse(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON within the size limit.');
-      await entry.transport.handleRequest(req, res, parsed.value);
+      await server.connect(transport);
+      await transport.handleRequest(req, res, parsed.value);
     } finally {
-      entry.inFlight -= 1;
-      if (sessions.get(id as string) === entry) armIdle(id as string, entry);
+      await server.close().catch(() => undefined);
     }
   };
 
@@ -241,10 +276,10 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     },
     async stop() {
       stopped.abort();
-      clearInterval(heartbeat);
+      clearInterval(sweep);
       stopCancels();
       stopRevocations();
-      await endWhere(() => true, 'STOPPED');
+      await abandon(() => true);
     },
   };
 }

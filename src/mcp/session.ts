@@ -2,16 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { decide, offeredTools, toolFailedError } from '../access/gate.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import type { RunWriter } from '../db/run-batch-writer.ts';
-import { createRunRepository } from '../db/run-repository.ts';
+import { insertSessionStep, reserveRemoteCall, settleSession, type SessionEnd } from '../db/repositories/mcp-sessions.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RunEventBus } from '../runtime/events.ts';
 import { invokeTool, type ToolOutcome } from '../runtime/invoke.ts';
-import { filterRunContent } from '../runtime/privacy.ts';
-import { createRunRecorder } from '../runtime/run-recorder.ts';
-import type { RunOutcome } from '../runtime/run.ts';
+import { filterRunContent, filterStep, toStoredStep, type StoredStep } from '../runtime/privacy.ts';
 import { spanContentFor } from '../runtime/telemetry.ts';
 import { ZERO_USAGE } from '../runtime/usage.ts';
 import { createBudgetGuard } from '../services/budget-guard.ts';
@@ -20,7 +18,7 @@ import type { ToolData } from '../tools/data.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Actor } from '../tools/tool.ts';
 
-/** What a session reads and writes: the tools, the database, the run writer and the bus. */
+/** What a session reads and writes: the tools, the database, the run writer (budgets) and the bus. */
 export interface McpSessionDeps {
   readonly db: Db;
   readonly registry: ToolRegistry;
@@ -49,29 +47,13 @@ export interface McpCallResult {
 }
 
 /**
- * Why a session ended, and so how its run is settled. SETTLED: its run was settled elsewhere (the
- * session cap closed it, on this instance or another, or the stale-heartbeat sweep did): nothing
- * more is stored but the steps of the calls it abandons.
+ * One request's view of a session: the session is its run row (src/db/repositories/mcp-sessions.ts),
+ * so nothing here outlives the request, and any instance builds the same view from the row.
  */
-export const SESSION_ENDS = ['CLOSED', 'IDLE', 'CANCELLED', 'STOPPED', 'NOT_OPENED', 'SETTLED'] as const;
-export type SessionEnd = (typeof SESSION_ENDS)[number];
-
-export interface McpSession {
-  readonly run: RunRow;
-  readonly userId: string;
-  /** Updated at every request: the token is checked anew each time (an admin demoted meanwhile is no longer one). */
-  actor: Actor;
+export interface McpSessionRequest {
   listTools(): Promise<McpToolDescription[]>;
   /** Never throws: every refusal or failure is a tool error with a generic string. */
-  callTool(name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<McpCallResult>;
-  /** Settles the run once (later calls do nothing) and abandons the calls in flight. */
-  close(end: SessionEnd): Promise<void>;
-}
-
-/** A session opened, and the user's sessions it closed to stay within the cap (their runs settled already). */
-export interface OpenedMcpSession {
-  readonly session: McpSession;
-  readonly closedRunIds: readonly string[];
+  callTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<McpCallResult>;
 }
 
 /** A write tool needs a person's approval, which needs a run that can wait: MCP sessions refuse it. */
@@ -83,14 +65,6 @@ export function approvalNeedsRunError(name: string): string {
 export function budgetExhaustedError(name: string): string {
   return `Error: tool "${name}" was not executed: a request budget of this user or configuration is exhausted.`;
 }
-
-const OUTCOMES: Record<Exclude<SessionEnd, 'SETTLED'>, Pick<RunOutcome, 'status' | 'terminationReason' | 'errorMessage'>> = {
-  CLOSED: { status: 'COMPLETED', terminationReason: 'COMPLETED', errorMessage: null },
-  IDLE: { status: 'COMPLETED', terminationReason: 'COMPLETED', errorMessage: null },
-  CANCELLED: { status: 'CANCELLED', terminationReason: 'CANCELLED', errorMessage: null },
-  STOPPED: { status: 'FAILED', terminationReason: 'INTERRUPTED', errorMessage: 'The server stopped while the MCP session was open.' },
-  NOT_OPENED: { status: 'CANCELLED', terminationReason: 'CANCELLED', errorMessage: 'The MCP client did not complete the session handshake.' },
-};
 
 /**
  * How the session cap settles the sessions it closes: as a session the client closed (the user
@@ -108,22 +82,25 @@ const CLOSED_BY_CAP: runs.Settlement = {
   estimatedCost: 0,
 };
 
+/** Tells watchers (runEvents, runUpdates, the console) on every instance that these sessions ended. */
+export function announceEnded(bus: RunEventBus<RunRow>, settled: readonly RunRow[]): void {
+  for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
+}
+
 /**
- * Opens one MCP session as one run (`kind: MCP`, RUNNING while the session is open). When its user
- * then has more than `maxSessions` open (0 = no limit), the least recently used others are closed:
- * their runs are settled COMPLETED and announced here, and `closedRunIds` names them for the
- * process that holds them (which also finds out by itself, at their next request or heartbeat).
- * Sessions do not count against the agent-run cap. Every call is recorded as a TOOL step through
- * the run recorder, so the privacy filter, the bus and the group-commit writer apply exactly as
- * for agent runs.
+ * Opens one MCP session as one run (`kind: MCP`, RUNNING while the session is open); the run's
+ * id is the session id (`Mcp-Session-Id`: a random UUID, and only its user's token can use it).
+ * When its user then has more than `maxSessions` open (0 = no limit), the least recently used
+ * others are closed: their runs are settled COMPLETED and announced here, and `closed` names them
+ * (their calls in flight on this instance are abandoned by the caller; on other instances at
+ * their next check). Sessions do not count against the agent-run cap.
  */
 export async function openMcpSession(
-  deps: McpSessionDeps,
+  deps: Pick<McpSessionDeps, 'db' | 'bus'>,
   actor: Actor,
   configuration: ConfigurationRow,
-  options: { readonly maxSessions: number; readonly stopSignal: AbortSignal },
-): Promise<OpenedMcpSession> {
-  const { db, bus } = deps;
+  options: { readonly maxSessions: number },
+): Promise<{ run: RunRow; closed: RunRow[] }> {
   const level = configuration.privacy_level;
   const row = {
     id: randomUUID(),
@@ -134,30 +111,45 @@ export async function openMcpSession(
     privacy_level: level,
     tool_selection: null,
   } as const;
-  const { run, closed } = await runs.insertSessionRunClosingLeastRecent(db, row, options.maxSessions, CLOSED_BY_CAP);
-  for (const settled of closed) bus.publish({ type: 'finished', runId: settled.id, finalContent: null, run: settled });
-  const logger = deps.logger.child({ runId: run.id, component: 'mcp' });
-  const recorder = createRunRecorder({ runId: run.id, level, repository: createRunRepository(db, deps.writer), bus, logger, stopSignal: options.stopSignal });
-  const controller = new AbortController();
-  let calls = 0;
-  /** Calls of remote (imported) tools so far: the configuration's `maxRemoteToolCalls` holds per session as per run. */
-  let remoteCalls = 0;
-  const inFlight = new Set<Promise<McpCallResult>>();
-  let closing: Promise<void> | null = null;
-  bus.publish({ type: 'started', runId: run.id, run });
+  const { run, closed } = await runs.insertSessionRunClosingLeastRecent(deps.db, row, options.maxSessions, CLOSED_BY_CAP);
+  announceEnded(deps.bus, closed);
+  deps.bus.publish({ type: 'started', runId: run.id, run });
+  return { run, closed };
+}
 
-  /** The gate of this moment: current switches, configuration, skills and actor (re-read for every request). */
-  const currentGate = async (actorNow: Actor) => {
-    const setup = await loadRunSetup(db, configuration.id, actorNow.id);
+/** Settles a session once (`userId`, when given, must be its user) and announces it; undefined when it was not open. */
+export async function endMcpSession(deps: Pick<McpSessionDeps, 'db' | 'bus'>, runId: string, end: SessionEnd, userId?: string): Promise<RunRow | undefined> {
+  const settled = await settleSession(deps.db, runId, end, userId);
+  if (settled) announceEnded(deps.bus, [settled]);
+  return settled;
+}
+
+/**
+ * The session `run` (an open MCP run, as the request's check returned it) for one request of
+ * `actor` (authenticated by this request: an admin demoted meanwhile is no longer one). Every call
+ * passes the one tool seam and is stored as the run's next TOOL step, privacy-filtered, with a
+ * sequence taken from the run row (so calls of one session on several instances at once number
+ * their steps 1..n), then published on the bus.
+ */
+export function sessionRequest(deps: McpSessionDeps, run: RunRow, actor: Actor): McpSessionRequest {
+  const { db, bus } = deps;
+  const level = run.privacy_level;
+  const configurationId = run.configuration_id;
+  const logger = deps.logger.child({ runId: run.id, component: 'mcp' });
+
+  /** The gate of this moment: current switches, configuration, skills and actor. */
+  const currentGate = async () => {
+    if (configurationId === null) return null;
+    const setup = await loadRunSetup(db, configurationId, actor.id);
     if (!setup) return null;
     const view = configurationView(db, setup.configuration, setup.skillIds);
-    return { setup, gate: await gateInputFor(db, deps.registry, setup.configuration, actorNow, null, { view, state: setup.toolState }) };
+    return { setup, gate: await gateInputFor(db, deps.registry, setup.configuration, actor, null, { view, state: setup.toolState }) };
   };
 
-  const execute = async (round: number, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> => {
+  const execute = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> => {
     const started = performance.now();
     const refused = (content: string): ToolOutcome => ({ content, isError: true, artifacts: [], durationMs: performance.now() - started });
-    const current = await currentGate(session.actor);
+    const current = await currentGate();
     // The configuration was deleted while the session was open.
     if (!current) return refused(toolFailedError(name));
     const { setup, gate } = current;
@@ -167,7 +159,7 @@ export async function openMcpSession(
       // One request against the user's and the configuration's budgets (no cost: no model is called).
       const guard = createBudgetGuard(
         { db, writer: deps.writer, logger },
-        { userId: session.actor.id, configurationId: setup.configuration.id, modelId: setup.model?.id ?? '', runId: run.id },
+        { userId: actor.id, configurationId: setup.configuration.id, modelId: setup.model?.id ?? '', runId: run.id },
         { budgets: setup.budgets },
       );
       const denial = await guard.preflight(0);
@@ -176,12 +168,13 @@ export async function openMcpSession(
         return refused(budgetExhaustedError(decision.tool.name));
       }
     }
+    // The configuration's `maxRemoteToolCalls` holds per session, counted in the run row (any instance).
     const remote = decision.allowed && decision.tool.untrusted === true;
-    const remoteBudgetSpent = remote && remoteCalls >= setup.configuration.max_remote_tool_calls;
-    if (remote && !remoteBudgetSpent) remoteCalls += 1;
+    const remoteBudgetSpent = remote && !(await reserveRemoteCall(db, run.id, setup.configuration.max_remote_tool_calls));
     // The one seam: gate again, argument validation, timeout, bounds, sanitising, quarantine.
     return invokeTool(
-      { id: `call_${round}`, name, arguments: args },
+      // The stored step is numbered by the database (`call_<sequence>`); this id only names the call in logs and spans.
+      { id: `mcp_${randomUUID()}`, name, arguments: args },
       {
         gate,
         logger,
@@ -189,19 +182,49 @@ export async function openMcpSession(
         truncation: setup.configuration.truncation,
         timeoutMs: deps.config.toolTimeoutMs,
         remoteBudgetSpent,
-        ...(deps.metrics ? { observer: deps.metrics.observerFor(configuration.id) } : {}),
+        ...(deps.metrics ? { observer: deps.metrics.observerFor(setup.configuration.id) } : {}),
         spanContent: spanContentFor(level),
-        context: { actor: session.actor, signal: AbortSignal.any([controller.signal, signal]), runId: run.id, data: deps.toolData },
+        context: { actor, signal, runId: run.id, data: deps.toolData },
       },
     );
   };
 
-  const session: McpSession = {
-    run,
-    userId: actor.id,
-    actor,
+  /** Stores the call as the session's next step and publishes it; a failed write flags the audit incomplete. */
+  const record = async (name: string, args: Record<string, unknown>, outcome: ToolOutcome) => {
+    const full = toStoredStep({
+      kind: 'TOOL',
+      round: 0,
+      toolCallId: 'call_0',
+      toolName: name,
+      toolArguments: args,
+      toolResult: outcome.content,
+      toolIsError: outcome.isError,
+      // Stored with the audit record (privacy-filtered); never part of the MCP result.
+      artifacts: outcome.artifacts,
+      durationMs: outcome.durationMs,
+    });
+    const filtered = filterStep(full, level);
+    try {
+      const sequence = await insertSessionStep(db, run.id, { payload: filtered, durationMs: filtered.durationMs ?? null });
+      const numbered = (step: StoredStep): StoredStep => ({ ...step, round: sequence, ...(step.toolCallId === undefined ? {} : { toolCallId: `call_${sequence}` }) });
+      bus.publish({
+        type: 'step',
+        runId: run.id,
+        sequence,
+        stateVersion: run.state_version,
+        progress: { iterations: 0, usage: ZERO_USAGE },
+        full: numbered(full),
+        filtered: numbered(filtered),
+      });
+    } catch (error) {
+      logger.error({ err: error }, 'could not store the step of an MCP tool call; the session goes on with an incomplete audit trail');
+      await runs.markAuditIncomplete(db, run.id).catch((markError: unknown) => logger.error({ err: markError }, 'could not flag the run as having an incomplete audit trail'));
+    }
+  };
+
+  return {
     async listTools() {
-      const current = await currentGate(session.actor);
+      const current = await currentGate();
       if (!current) return [];
       return offeredTools(current.gate).map((tool) => ({
         name: tool.name,
@@ -211,48 +234,16 @@ export async function openMcpSession(
         annotations: { readOnlyHint: tool.effect !== 'write' },
       }));
     },
-    callTool(name, args, signal = new AbortController().signal) {
-      // A call racing the end of its session runs nothing and records nothing after the run settled.
-      if (closing) return Promise.resolve({ content: [{ type: 'text', text: toolFailedError(name) }], isError: true });
-      const call = record(name, args, signal);
-      inFlight.add(call);
-      return call.finally(() => inFlight.delete(call));
-    },
-    close(end) {
-      return (closing ??= (async () => {
-        controller.abort();
-        // Abandoned calls end at once (their signal is aborted); their steps are stored before the outcome.
-        await Promise.allSettled(inFlight);
-        if (end === 'SETTLED') return recorder.flushed();
-        await recorder.settle({ ...OUTCOMES[end], truncated: false, iterations: 0, finalContent: null, usage: ZERO_USAGE });
-      })());
+    async callTool(name, args, signal) {
+      let outcome: ToolOutcome;
+      try {
+        outcome = await execute(name, args ?? {}, signal);
+      } catch (error) {
+        logger.error({ err: error }, 'MCP tool call failed unexpectedly');
+        outcome = { content: toolFailedError(name), isError: true, artifacts: [], durationMs: 0 };
+      }
+      await record(name, args ?? {}, outcome);
+      return { content: [{ type: 'text', text: outcome.content }], isError: outcome.isError };
     },
   };
-
-  /** One call: executed (or refused), then recorded as the run's next TOOL step. */
-  async function record(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<McpCallResult> {
-    calls += 1;
-    const round = calls;
-    let outcome: ToolOutcome;
-    try {
-      outcome = await execute(round, name, args ?? {}, signal);
-    } catch (error) {
-      logger.error({ err: error }, 'MCP tool call failed unexpectedly');
-      outcome = { content: toolFailedError(name), isError: true, artifacts: [], durationMs: 0 };
-    }
-    await recorder.recordStep({
-      kind: 'TOOL',
-      round,
-      toolCallId: `call_${round}`,
-      toolName: name,
-      toolArguments: args ?? {},
-      toolResult: outcome.content,
-      toolIsError: outcome.isError,
-      // Stored with the audit record (privacy-filtered); never part of the MCP result.
-      artifacts: outcome.artifacts,
-      durationMs: outcome.durationMs,
-    });
-    return { content: [{ type: 'text', text: outcome.content }], isError: outcome.isError };
-  }
-  return { session, closedRunIds: closed.map((settled) => settled.id) };
 }
