@@ -44,6 +44,12 @@ const INVALID_REQUEST = -32600;
 /** Unknown, another user's, or closed (anywhere, by anyone): the client initializes again. */
 const SESSION_NOT_FOUND_MESSAGE = 'Session not found: open a new one with an initialize request.';
 
+/**
+ * How soon a call in flight here learns that its session ended on another instance (or in the
+ * database): one query by primary key per period, only while calls are in flight.
+ */
+const IN_FLIGHT_CHECK_MS = 1_000;
+
 /** A configuration by its global id (as the API gives it), its raw id, or its name (names are unique). */
 async function findConfigurationByReference(db: Db, reference: string): Promise<ConfigurationRow | undefined> {
   if (reference.length > 200) return undefined;
@@ -113,19 +119,20 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     if (settled.length > 0) await abandonRuns(settled.map((run) => run.id));
   };
 
-  // The sweep: any instance may run it, each session is settled once (the WHERE clause on its
-  // status). The calls this instance serves are checked too: a session ended elsewhere (DELETE on
-  // another instance, the cap, cancelRun) abandons them here.
+  // The sweep: any instance may run it, each session is settled once (the WHERE clause on its status).
   const sweepMs = Math.min(config.runHeartbeatMs, Math.max(100, Math.floor(config.mcpSessionIdleMs / 4)));
-  const sweep = setInterval(() => {
-    void (async () => {
-      await settleEnded();
-      if (calls.size === 0) return;
-      const ended = await sessionsNoLongerOpen(db, [...new Set([...calls].map((call) => call.runId))]);
-      if (ended.length > 0) await abandonRuns(ended);
-    })().catch((error: unknown) => logger.warn({ err: error }, 'MCP session sweep failed'));
-  }, sweepMs);
+  const sweep = setInterval(() => void settleEnded().catch((error: unknown) => logger.warn({ err: error }, 'MCP session sweep failed')), sweepMs);
   sweep.unref();
+  // The calls this instance serves, checked while there are any: a session ended elsewhere (DELETE
+  // on another instance, the cap, cancelRun, a sweep) abandons them here within IN_FLIGHT_CHECK_MS.
+  const watch = setInterval(() => {
+    if (calls.size === 0) return;
+    void sessionsNoLongerOpen(db, [...new Set([...calls].map((call) => call.runId))])
+      // Abandoned first, so that their steps are stored before the end of a session this instance settles.
+      .then((ended) => (ended.length > 0 ? abandonRuns(ended).then(() => settleEnded(ended)) : undefined))
+      .catch((error: unknown) => logger.warn({ err: error }, 'MCP calls in flight could not be checked'));
+  }, Math.min(config.runHeartbeatMs, IN_FLIGHT_CHECK_MS));
+  watch.unref();
 
   // cancelRun of a session, on any instance: its calls here end, and one instance settles it CANCELLED.
   const stopCancels = deps.cancellations.subscribe(({ runId }) => {
@@ -277,6 +284,7 @@ export function mcpRoute(deps: McpServeDeps, options: { readonly name: string; r
     async stop() {
       stopped.abort();
       clearInterval(sweep);
+      clearInterval(watch);
       stopCancels();
       stopRevocations();
       await abandon(() => true);

@@ -36,7 +36,7 @@ export const MCP_RUNS = graphql(`
 `);
 
 /** A user who is not an admin, with their token and global id. */
-export async function createUser(t: TestApp, name: string): Promise<{ token: string; id: string }> {
+export async function createUser(t: Pick<TestApp, 'gql'>, name: string): Promise<{ token: string; id: string }> {
   const created = member((await t.gql(CREATE_MCP_USER, { name })).data?.createUser, 'CreateUserPayload');
   return { token: created.token, id: created.user.id };
 }
