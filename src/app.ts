@@ -132,7 +132,15 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       bus: cluster.bus,
       writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
     };
-    const services: Services = { ...base, runs: createRunManager(base, { heartbeatMs: config.runHeartbeatMs, stopTimeoutMs: config.stopTimeoutMs, maxRunningRunsPerUser: config.maxRunningRunsPerUser }) };
+    const runs = createRunManager(base, {
+      heartbeatMs: config.runHeartbeatMs,
+      stopTimeoutMs: config.stopTimeoutMs,
+      maxRunningRunsPerUser: config.maxRunningRunsPerUser,
+      leaseMs: config.runLeaseMs,
+      resumeRuns: config.resumeRuns,
+      claimOrphansAtStart: handle.exclusive === true,
+    });
+    const services: Services = { ...base, runs };
     const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
     await services.runs.settleStale();

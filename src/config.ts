@@ -28,8 +28,12 @@ export interface Config {
   readonly toolTimeoutMs: number;
   /** A call to a remote MCP server (connect, list or call) abandoned after this many milliseconds. */
   readonly mcpCallTimeoutMs: number;
-  /** How often a process proves its runs alive; a run silent for 3 heartbeats is settled INTERRUPTED. */
+  /** How often a process renews its runs' leases (at most a third of the lease) and proves its MCP sessions alive. */
   readonly runHeartbeatMs: number;
+  /** A RUNNING run's lease (ms): when it lapses, any instance continues the run from its last checkpoint. */
+  readonly runLeaseMs: number;
+  /** Continue the runs of a process that is gone (default); false settles them INTERRUPTED. */
+  readonly resumeRuns: boolean;
   readonly stopTimeoutMs: number;
   /** Operations one graphql-ws connection may have open at once; each live run holds server state. */
   readonly maxSubscriptionsPerConnection: number;
@@ -133,6 +137,8 @@ const envSchema = z.object({
   AIRLOCK_TOOL_TIMEOUT_MS: integerFrom(100, 3_600_000).default(30_000),
   AIRLOCK_MCP_CALL_TIMEOUT_MS: integerFrom(50, 600_000).default(15_000),
   AIRLOCK_RUN_HEARTBEAT_MS: integerFrom(50, 600_000).default(10_000),
+  AIRLOCK_RUN_LEASE_MS: integerFrom(150, 3_600_000).default(15_000),
+  AIRLOCK_RESUME_RUNS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   AIRLOCK_STOP_TIMEOUT_MS: integerFrom(100, 600_000).default(8_000),
   AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION: integerFrom(1, 100_000).default(100),
   AIRLOCK_MAX_RUNNING_RUNS_PER_USER: integerFrom(0, 100_000).default(8),
@@ -261,6 +267,8 @@ export function loadConfig(environment: Environment = process.env): Config {
     toolTimeoutMs: env.AIRLOCK_TOOL_TIMEOUT_MS,
     mcpCallTimeoutMs: env.AIRLOCK_MCP_CALL_TIMEOUT_MS,
     runHeartbeatMs: env.AIRLOCK_RUN_HEARTBEAT_MS,
+    runLeaseMs: env.AIRLOCK_RUN_LEASE_MS,
+    resumeRuns: env.AIRLOCK_RESUME_RUNS === 'true',
     stopTimeoutMs: env.AIRLOCK_STOP_TIMEOUT_MS,
     maxSubscriptionsPerConnection: env.AIRLOCK_MAX_SUBSCRIPTIONS_PER_CONNECTION,
     maxRunningRunsPerUser: env.AIRLOCK_MAX_RUNNING_RUNS_PER_USER,

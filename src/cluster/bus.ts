@@ -5,6 +5,7 @@ import { createLocalBroadcast, type Broadcast } from '../runtime/broadcast.ts';
 import {
   createRunEventBus,
   EventBusUnavailableError,
+  RESUME_REASONS,
   type RunBusEvent,
   type RunEventBus,
   type RunEventBusOptions,
@@ -64,6 +65,13 @@ const eventSchema = z.discriminatedUnion('type', [
     decidedBy: z.object({ id: z.string(), name: z.string() }),
     run: runRowSchema,
   }),
+  z.object({
+    type: z.literal('resumed'),
+    runId: z.string(),
+    fromSequence: z.number().int().positive(),
+    reason: z.enum(RESUME_REASONS),
+    run: runRowSchema,
+  }),
   z.object({ type: z.literal('finished'), runId: z.string(), finalContent: z.string().nullable(), run: runRowSchema.nullable() }),
 ]);
 
@@ -96,7 +104,7 @@ export interface RedisRunBusOptions extends RunEventBusOptions {
  */
 export function createRedisRunBus(transport: RedisTransport, options: RedisRunBusOptions): RunEventBus<RunRow> {
   const local = createRunEventBus<RunRow>(options);
-  /** Runs this instance drives: from their start or claim to their end or suspension. */
+  /** Runs this instance drives: from their start, claim or takeover to their end or suspension. */
   const driven = new Set<string>();
   let rejected = 0;
   const dependsOnOthers = (runId: string | null) => runId === null || !driven.has(runId);
@@ -122,7 +130,7 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
     publish(event) {
       // A parked run is driven by nobody until an instance claims it (`decided`).
       if (event.type === 'finished' || event.type === 'suspended') driven.delete(event.runId);
-      else if (event.type === 'started' || event.type === 'decided') driven.add(event.runId);
+      else if (event.type === 'started' || event.type === 'decided' || event.type === 'resumed') driven.add(event.runId);
       local.publish(event);
       transport.publish('events', event.runId, JSON.stringify(event));
     },

@@ -18,6 +18,11 @@ export type DbKind = 'postgres' | 'pglite';
 export interface DbHandle {
   readonly db: Db;
   readonly kind: DbKind;
+  /**
+   * An embedded database in a data directory, locked by this process: no other process can have it
+   * open, so every run another process left RUNNING in it is orphaned (durable runs continue them at start).
+   */
+  readonly exclusive?: boolean;
   /** Closes the pool or the embedded database; safe to call twice. */
   close(): Promise<void>;
 }
@@ -117,7 +122,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       });
     }
     const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
-    return { db, kind: 'pglite', close: once(() => db.destroy().finally(() => lock.release())) };
+    return { db, kind: 'pglite', exclusive: true, close: once(() => db.destroy().finally(() => lock.release())) };
   } catch (error) {
     lock.release();
     throw error;

@@ -190,6 +190,16 @@ export interface RunsTable {
   trace_parent: string | null;
   /** MCP sessions: the client's last request (null before the first); the session cap closes the least recent. */
   last_request_at: Date | null;
+  /** Durable runs: the process that owns this RUNNING run (its instance id), null when none does. */
+  lease_owner: string | null;
+  /** Raised by every claim of the run; steps and settlement written with an older epoch are refused. */
+  lease_epoch: Generated<number>;
+  /** When the owner's lease lapses unless its heartbeat renews it (the database's clock). */
+  lease_expires_at: Date | null;
+  /** The sealed resume point (secret-box, context `run:<id>:checkpoint`); null once settled or parked. */
+  checkpoint: string | null;
+  /** How many times another process took this run over. */
+  resume_count: Generated<number>;
 }
 
 export interface RunStepsTable {
@@ -200,6 +210,8 @@ export interface RunStepsTable {
   duration_ms: number | null;
   payload: Json<Record<string, unknown>>;
   created_at: CreatedAt;
+  /** The lease epoch of the process that wrote the step (null: not checked, e.g. MCP sessions). */
+  epoch: number | null;
 }
 
 /** A remote MCP server whose tools are imported. */

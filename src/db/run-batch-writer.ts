@@ -10,6 +10,10 @@ export interface StepWrite {
   readonly round: number;
   readonly durationMs: number | null;
   readonly payload: object;
+  /** The writer's lease epoch (durable runs): a step of an epoch the run has moved on from is refused. */
+  readonly epoch?: number | null;
+  /** The sealed resume point this step reaches: stored on the run in the same statement as the step. */
+  readonly checkpoint?: string;
 }
 
 export interface UsageWrite {
@@ -73,7 +77,16 @@ type Queued =
   | { readonly table: 'run_steps'; readonly row: StepRowValues; resolve(): void; reject(error: unknown): void }
   | { readonly table: 'usage_records'; readonly row: UsageRowValues; resolve(): void; reject(error: unknown): void };
 
-type StepRowValues = { run_id: string; sequence: number; kind: RunStepRow['kind']; round: number; duration_ms: number | null; payload: string };
+type StepRowValues = {
+  run_id: string;
+  sequence: number;
+  kind: RunStepRow['kind'];
+  round: number;
+  duration_ms: number | null;
+  payload: string;
+  epoch: number | null;
+  checkpoint: string | null;
+};
 type UsageRowValues = {
   id: string;
   user_id: string | null;
@@ -96,7 +109,8 @@ function certainlyRolledBack(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
 }
 
-const STEP_COLUMNS = ['run_id', 'sequence', 'kind', 'round', 'duration_ms', 'payload'] as const;
+const STEP_COLUMNS = ['run_id', 'sequence', 'kind', 'round', 'duration_ms', 'payload', 'epoch'] as const;
+const CHECKPOINT_COLUMNS = ['run_id', 'checkpoint', 'epoch'] as const;
 const USAGE_COLUMNS = ['id', 'user_id', 'configuration_id', 'run_id', 'model_id', 'prompt_tokens', 'completion_tokens', 'cost'] as const;
 
 /**
@@ -107,10 +121,13 @@ const USAGE_COLUMNS = ['id', 'user_id', 'configuration_id', 'run_id', 'model_id'
 function batchStatement(batch: readonly Queued[]): CompiledQuery {
   const steps = batch.flatMap((item) => (item.table === 'run_steps' ? [item.row] : []));
   const usage = batch.flatMap((item) => (item.table === 'usage_records' ? [item.row] : []));
+  // Per run, the last checkpoint of the batch (steps are queued in sequence order): the latest point.
+  const checkpoints = [...new Map(steps.filter((row) => row.checkpoint !== null).map((row) => [row.run_id, row])).values()];
   const parameters: unknown[] = [];
   for (const row of steps) for (const column of STEP_COLUMNS) parameters.push(row[column]);
+  for (const row of checkpoints) for (const column of CHECKPOINT_COLUMNS) parameters.push(row[column]);
   for (const row of usage) for (const column of USAGE_COLUMNS) parameters.push(row[column]);
-  return CompiledQuery.raw(statementText(steps.length, usage.length), parameters);
+  return CompiledQuery.raw(statementText(steps.length, checkpoints.length, usage.length), parameters);
 }
 
 /**
@@ -120,9 +137,9 @@ function batchStatement(batch: readonly Queued[]): CompiledQuery {
 const statementTexts = new Map<string, string>();
 const CACHED_SHAPE_ROWS = 32;
 
-function statementText(steps: number, usage: number): string {
+function statementText(steps: number, checkpoints: number, usage: number): string {
   const cacheable = steps <= CACHED_SHAPE_ROWS && usage <= CACHED_SHAPE_ROWS;
-  const key = `${steps}:${usage}`;
+  const key = `${steps}:${checkpoints}:${usage}`;
   let text = cacheable ? statementTexts.get(key) : undefined;
   if (text) return text;
   let next = 1;
@@ -130,9 +147,20 @@ function statementText(steps: number, usage: number): string {
     const tuples = Array.from({ length: rows }, () => `(${columns.map(() => `$${next++}`).join(', ')})`);
     return `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}`;
   };
+  const tuples = (columns: readonly string[], rows: number) =>
+    Array.from({ length: rows }, () => `(${columns.map(() => `$${next++}`).join(', ')})`).join(', ');
   const stepInsert = steps > 0 ? insert('run_steps', STEP_COLUMNS, steps) : null;
+  // The epoch condition keeps a refused writer's checkpoint out (its steps are refused by the trigger).
+  const checkpointUpdate =
+    checkpoints > 0
+      ? `update runs set checkpoint = c.checkpoint from (values ${tuples(CHECKPOINT_COLUMNS, checkpoints)}) as c (run_id, checkpoint, epoch) ` +
+        `where runs.id = c.run_id::uuid and runs.lease_epoch = c.epoch::integer and runs.status = 'RUNNING'`
+      : null;
   const usageInsert = usage > 0 ? insert('usage_records', USAGE_COLUMNS, usage) : null;
-  text = stepInsert && usageInsert ? `with stored_steps as (${stepInsert}) ${usageInsert}` : (stepInsert ?? usageInsert)!;
+  // One statement: every part but the last is a data-modifying WITH clause (all of them run).
+  const parts = [stepInsert, checkpointUpdate, usageInsert].filter((part): part is string => part !== null);
+  const last = parts.pop()!;
+  text = parts.length === 0 ? last : `with ${parts.map((part, index) => `part_${index} as (${part})`).join(', ')} ${last}`;
   if (cacheable) statementTexts.set(key, text);
   return text;
 }
@@ -250,6 +278,8 @@ export function createRunWriter(
           round: step.round,
           duration_ms: step.durationMs,
           payload: storableJson(step.payload),
+          epoch: step.epoch ?? null,
+          checkpoint: step.checkpoint ?? null,
         },
       }),
     insertUsage: (usage) =>

@@ -1,8 +1,9 @@
 import type { RunOutcome } from '../runtime/run.ts';
-import type { RunRepository } from '../runtime/run-recorder.ts';
+import { LeaseLostError, type RunRepository } from '../runtime/run-recorder.ts';
 import type { Db, RunRow } from './database.ts';
 import type { RunWriter } from './run-batch-writer.ts';
-import { markAuditIncomplete, settleRun, settleRunWithoutOutcome } from './repositories/runs.ts';
+import { LEASE_MOVED_ON } from './repositories/run-leases.ts';
+import { findRunsByIds, markAuditIncomplete, settleRun, settleRunWithoutOutcome } from './repositories/runs.ts';
 
 /** How a pass of the loop ended, as both ways of settling a run store it. */
 const endOf = (outcome: RunOutcome) => ({
@@ -12,20 +13,33 @@ const endOf = (outcome: RunOutcome) => ({
   iterations: outcome.iterations,
 });
 
+const leaseMovedOn = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === LEASE_MOVED_ON;
+
 /** The storage of a run recorder: steps through the group-commit writer, the outcome and flags by row. */
 export function createRunRepository(db: Db, writer: RunWriter): RunRepository<RunRow> {
   return {
-    insertStep: (runId, sequence, step) =>
-      writer.insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step }),
-    settle: async (runId, outcome: RunOutcome, storedFinalContent) =>
-      (await settleRun(db, runId, {
+    insertStep: (runId, sequence, step, lease) =>
+      writer
+        .insertStep({ runId, sequence, kind: step.kind, round: step.round, durationMs: step.durationMs, payload: step, epoch: lease?.epoch ?? null, ...(lease?.checkpoint ? { checkpoint: lease.checkpoint } : {}) })
+        .catch((error: unknown) => {
+          throw leaseMovedOn(error) ? new LeaseLostError(runId) : error;
+        }),
+    settle: async (runId, outcome: RunOutcome, storedFinalContent, epoch) => {
+      const settlement = {
         ...endOf(outcome),
         finalContent: storedFinalContent,
         promptTokens: outcome.usage.promptTokens,
         completionTokens: outcome.usage.completionTokens,
         estimatedCost: outcome.usage.cost,
         errorMessage: outcome.errorMessage,
-      })) ?? null,
+      };
+      const settled = await settleRun(db, runId, settlement, epoch ?? null);
+      if (settled) return settled;
+      // Refused: settled already (exactly-once), or still open under another process's epoch.
+      const [current] = epoch === undefined ? [] : await findRunsByIds(db, [runId]);
+      if (current?.status === 'RUNNING' && current.lease_epoch !== epoch) throw new LeaseLostError(runId);
+      return null;
+    },
     settleWithoutOutcome: async (runId, outcome: RunOutcome, errorMessage) =>
       (await settleRunWithoutOutcome(db, runId, { ...endOf(outcome), errorMessage })) ?? null,
     markAuditIncomplete: (runId) => markAuditIncomplete(db, runId),

@@ -12,6 +12,14 @@ export interface RunProgress {
 }
 
 /**
+ * Why another process continues a run: its owner's lease lapsed (a crash, a pause), its owner
+ * handed it over while stopping (a deploy), or the restarted process of an embedded database
+ * picked up the runs of the one before.
+ */
+export const RESUME_REASONS = ['LEASE_EXPIRED', 'HANDED_OVER', 'RESTARTED'] as const;
+export type ResumeReason = (typeof RESUME_REASONS)[number];
+
+/**
  * What happens to a run, as it happens. Published only after the matching row is written. `Run` is
  * the stored run row (the service layer's type; the runtime only passes it along): the events that
  * change it carry it, so no reader has to load it again.
@@ -49,6 +57,15 @@ export type RunBusEvent<Run = unknown> =
       readonly approved: boolean;
       readonly decidedBy: { readonly id: string; readonly name: string };
       /** The run as claimed for the decision (RUNNING again). */
+      readonly run: Run;
+    }
+  | {
+      readonly type: 'resumed';
+      readonly runId: string;
+      /** The sequence the continued run's next step takes: every step before it is stored. */
+      readonly fromSequence: number;
+      readonly reason: ResumeReason;
+      /** The run as claimed (RUNNING, a new lease epoch, one more resume). */
       readonly run: Run;
     }
   | {

@@ -46,6 +46,8 @@ export interface StoredStep {
   toolName?: string;
   toolCallId?: string;
   toolIsError?: boolean;
+  /** TOOL: a write interrupted by its process's death, never run again (metadata). */
+  outcomeUnknown?: boolean;
   finishReason?: string;
   offeredTools?: string[] | null;
   usage?: { promptTokens: number; completionTokens: number; cost: number };
@@ -241,6 +243,7 @@ export function toStoredStep(step: RunStep): StoredStep {
         toolArguments: copy<unknown>(step.toolArguments),
         toolResult: step.toolResult,
         toolIsError: step.toolIsError,
+        ...(step.outcomeUnknown ? { outcomeUnknown: true } : {}),
         toolArtifacts: copy<unknown[]>(step.artifacts),
         contentRedacted: false,
         toolResultLength: countCharacters(step.toolResult),
@@ -259,6 +262,7 @@ function metadataOf(step: StoredStep, text: (value: string) => string): StoredSt
   if (typeof step.toolName === 'string') stored.toolName = text(step.toolName);
   if (typeof step.toolCallId === 'string') stored.toolCallId = text(step.toolCallId);
   if (typeof step.toolIsError === 'boolean') stored.toolIsError = step.toolIsError;
+  if (step.outcomeUnknown === true) stored.outcomeUnknown = true;
   if (typeof step.finishReason === 'string') stored.finishReason = text(step.finishReason);
   if (step.offeredTools === null) stored.offeredTools = null;
   else if (Array.isArray(step.offeredTools)) stored.offeredTools = step.offeredTools.filter((name) => typeof name === 'string').map(text);

@@ -1,13 +1,35 @@
 import type { RunEventBus, RunProgress } from './events.ts';
+import type { ResumePoint } from './resume-point.ts';
 import type { RunOutcome, RunStep } from './run.ts';
 import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
 import { addUsage, ZERO_USAGE } from './usage.ts';
 
+/**
+ * The run's lease moved on to another process (durable runs): this one was paused or cut off past
+ * its lease and the run was taken over. Its writes are refused; it must stop without writing or
+ * publishing anything more.
+ */
+export class LeaseLostError extends Error {
+  constructor(runId: string) {
+    super(`run ${runId} was taken over by another process`);
+  }
+}
+
+/** What a durable run's step writes carry: the writer's epoch, and the sealed resume point the step reaches. */
+export interface StepLease {
+  readonly epoch: number;
+  readonly checkpoint?: string;
+}
+
 /** The storage a recorder needs; `Run` is the stored run row, which the recorder only passes on. */
 export interface RunRepository<Run = unknown> {
-  insertStep(runId: string, sequence: number, step: StoredStep): Promise<void>;
-  /** The settled run; null when it was already settled (settling is exactly-once). */
-  settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null): Promise<Run | null>;
+  /** Rejects with LeaseLostError when `lease` is given and the run has moved on from its epoch. */
+  insertStep(runId: string, sequence: number, step: StoredStep, lease?: StepLease): Promise<void>;
+  /**
+   * The settled run; null when it was already settled (settling is exactly-once). With `epoch`,
+   * rejects with LeaseLostError when the run is RUNNING under another epoch.
+   */
+  settle(runId: string, outcome: RunOutcome, storedFinalContent: string | null, epoch?: number): Promise<Run | null>;
   /**
    * When `settle` keeps failing: the same status and reason, no final answer, the totals of the
    * run's usage records, the audit flagged incomplete. Null when it was already settled.
@@ -27,9 +49,12 @@ export interface RunRecorder<Run = unknown> {
   /**
    * Queues the filtered copy of the step with the next sequence number for storage and returns at
    * once (write-behind): the step is published when its write has committed, in sequence order.
-   * It waits only when MAX_UNWRITTEN_STEPS of this run are still unwritten (backpressure).
+   * It waits only when MAX_UNWRITTEN_STEPS of this run are still unwritten (backpressure). A
+   * durable run's `resumeFrom` is sealed at once and stored with the step.
    */
-  recordStep(step: RunStep): Promise<void>;
+  recordStep(step: RunStep, resumeFrom?: ResumePoint): Promise<void>;
+  /** True once a write found the run taken over by another process: nothing more is written or published. */
+  readonly leaseLost: boolean;
   /**
    * Stores the step (after every step queued before it) and THROWS if that fails instead of
    * flagging: an approval decision that is not stored must stop the writes it would allow.
@@ -103,8 +128,24 @@ export function createRunRecorder<Run = unknown>(options: {
    * stale-heartbeat sweep instead of being retried for ever.
    */
   readonly stopSignal?: AbortSignal;
+  /**
+   * Durable runs: the epoch this process holds the run's lease under (every write carries it), how
+   * a resume point is sealed for storage, and who learns that the lease was lost.
+   */
+  readonly lease?: { readonly epoch: number; seal(point: ResumePoint): string; onLost(): void };
 }): RunRecorder<Run> {
-  const { runId, level, repository, bus, logger, stopSignal } = options;
+  const { runId, level, repository, bus, logger, stopSignal, lease } = options;
+  let leaseLost = false;
+  /** A write found the run taken over: stop everything here (once). */
+  const lost = (error: unknown): boolean => {
+    if (!(error instanceof LeaseLostError)) return false;
+    if (!leaseLost) {
+      leaseLost = true;
+      logger.warn({ runId }, 'the run was taken over by another process; this one stops writing it');
+      lease?.onLost();
+    }
+    return true;
+  };
   const retryDelaysMs = options.retryDelaysMs ?? CLOSING_WRITE_RETRY_DELAYS_MS;
   const settleRetryIntervalMs = options.settleRetryIntervalMs ?? SETTLE_RETRY_INTERVAL_MS;
   let sequence = options.afterSequence ?? 0;
@@ -139,7 +180,14 @@ export function createRunRecorder<Run = unknown>(options: {
   const storeEnd = async (outcome: RunOutcome, finalContent: string | null): Promise<Run | null | undefined> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await withRetries(() => repository.settle(runId, outcome, finalContent), retryDelaysMs);
+        return await withRetries(async () => {
+          try {
+            return await repository.settle(runId, outcome, finalContent, lease?.epoch);
+          } catch (error) {
+            if (lost(error)) return undefined;
+            throw error;
+          }
+        }, retryDelaysMs);
       } catch (error) {
         if (attempt === 1) logger.error({ err: error, runId }, 'could not store the run outcome; storing its end without it');
       }
@@ -168,11 +216,18 @@ export function createRunRecorder<Run = unknown>(options: {
     await storeFlag([]);
   };
 
+  /** What a step's write carries of the lease: the epoch, and the sealed resume point if it reaches one. */
+  const stepLease = (resumeFrom: ResumePoint | undefined): StepLease | undefined =>
+    lease && { epoch: lease.epoch, ...(resumeFrom ? { checkpoint: lease.seal(resumeFrom) } : {}) };
+
   return {
     get auditIncomplete() {
       return auditIncomplete;
     },
-    recordStep(step) {
+    get leaseLost() {
+      return leaseLost;
+    },
+    recordStep(step, resumeFrom) {
       sequence += 1;
       const stepSequence = sequence;
       const full = toStoredStep(step);
@@ -180,7 +235,7 @@ export function createRunRecorder<Run = unknown>(options: {
       const stepProgress = advance(step);
       let written: Promise<{ error: unknown } | null>;
       try {
-        written = repository.insertStep(runId, stepSequence, filtered).then(
+        written = repository.insertStep(runId, stepSequence, filtered, stepLease(resumeFrom)).then(
           () => null,
           (error: unknown) => ({ error }),
         );
@@ -190,8 +245,10 @@ export function createRunRecorder<Run = unknown>(options: {
       unwritten += 1;
       published = published.then(async () => {
         const failed = await written;
-        if (failed) await flagIncomplete(failed.error, `step ${stepSequence}`);
         unwritten -= 1;
+        // A run taken over publishes nothing more: its successor publishes what it stores.
+        if (leaseLost || (failed && lost(failed.error))) return;
+        if (failed) await flagIncomplete(failed.error, `step ${stepSequence}`);
         bus.publish({ type: 'step', runId, sequence: stepSequence, stateVersion, progress: stepProgress, full, filtered });
       });
       if (unwritten < MAX_UNWRITTEN_STEPS) return Promise.resolve();
@@ -205,9 +262,14 @@ export function createRunRecorder<Run = unknown>(options: {
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
       const stepProgress = advance(step);
-      const written = repository.insertStep(runId, sequence, filtered);
+      const written = repository.insertStep(runId, sequence, filtered, stepLease(undefined));
       repository.expedite?.();
-      await written;
+      try {
+        await written;
+      } catch (error) {
+        lost(error);
+        throw error;
+      }
       bus.publish({ type: 'step', runId, sequence, stateVersion, progress: stepProgress, full, filtered });
     },
     flushed: () => {
@@ -225,8 +287,10 @@ export function createRunRecorder<Run = unknown>(options: {
       settled = true;
       repository.expedite?.();
       await published;
+      if (leaseLost) return false;
       const stored = filterRunContent(level, { prompt: null, finalContent: outcome.finalContent });
       let settledRun = await storeEnd(outcome, stored.finalContent);
+      if (leaseLost) return false;
       if (settledRun === undefined) {
         // No finished event for a run that storage still holds RUNNING.
         logger.error({ runId }, 'the server stopped before the end of the run could be stored; the stale-heartbeat sweep will settle it');

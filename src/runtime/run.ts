@@ -66,6 +66,11 @@ export type RunStep =
       /** Run-only: never part of any provider request. */
       readonly artifacts: readonly Artifact[];
       readonly durationMs: number;
+      /**
+       * A call that must not run twice was running when its process died: it was not run again, and
+       * the model received the interrupted-outcome error (resume-point.ts). Absent otherwise.
+       */
+      readonly outcomeUnknown?: boolean;
     };
 
 /** The kinds of step, in the order a round produces them (APPROVAL only after a human decision). */

@@ -79,7 +79,15 @@ export async function pendingApprovals(deps: Pick<ApprovalDeps, 'db' | 'secrets'
  * turn, an approver must be allowed to run every pending write, and of concurrent deciders exactly
  * one wins the claim. Throws the typed refusal otherwise.
  */
-export async function claimDecision(deps: ApprovalDeps, actor: Actor, runId: string, turnDigest: string, approved: boolean): Promise<ClaimedDecision> {
+export async function claimDecision(
+  deps: ApprovalDeps,
+  actor: Actor,
+  runId: string,
+  turnDigest: string,
+  approved: boolean,
+  /** The lease the deciding process takes on the resumed run. */
+  lease?: { readonly owner: string; readonly ms: number },
+): Promise<ClaimedDecision> {
   const run = await visibleRun(deps.db, actor, runId);
   if (!run) throw new NotFoundError('Run', runId);
   if (run.status !== 'WAITING_FOR_APPROVAL') throw new ConflictError('The run is not waiting for an approval.');
@@ -96,7 +104,7 @@ export async function claimDecision(deps: ApprovalDeps, actor: Actor, runId: str
     }
     await assertApproverMayRun(deps, actor, suspended);
   }
-  const claimed = await claimSuspendedRun(deps.db, run.id, turnDigest);
+  const claimed = await claimSuspendedRun(deps.db, run.id, turnDigest, lease);
   if (!claimed) throw new ConflictError('Another approver decided this turn first.');
   const initiatorRow = claimed.user_id ? await findUserById(deps.db, claimed.user_id) : undefined;
   return { claimed, suspended, configuration, initiator: initiatorRow ? toActor(initiatorRow) : null };

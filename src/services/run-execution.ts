@@ -12,7 +12,8 @@ import { findSkillsByIds } from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
 import { createProvider } from '../providers/create-provider.ts';
 import type { ApprovalDecision, Suspension } from '../runtime/approval.ts';
-import { resumeLoop, runLoop, type LoopInput, type LoopSettings } from '../runtime/loop.ts';
+import { continueLoop, resumeLoop, runLoop, type LoopInput, type LoopSettings } from '../runtime/loop.ts';
+import type { ResumePoint } from '../runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { composeSystemPrompt } from '../runtime/system-prompt.ts';
 import type { LoopObserver, SpanContent } from '../runtime/telemetry.ts';
@@ -31,7 +32,12 @@ export interface RunRequest {
   readonly selection?: readonly string[] | null;
   readonly signal: AbortSignal;
   readonly runId?: string;
-  onStep(step: RunStep): Promise<void> | void;
+  onStep(step: RunStep, resumeFrom?: ResumePoint): Promise<void> | void;
+  /** Durable runs: stores a resume point now (LoopInput.checkpoint), and the signal of a handover. */
+  checkpoint?(point: ResumePoint): Promise<void>;
+  readonly handover?: AbortSignal;
+  /** Learns the options and allow-list the loop runs with, before its first step (what a checkpoint stores beside its point). */
+  onPrepared?(context: Omit<SuspendedRun, 'suspension'>): void;
   /** Metrics of the loop's calls, and what its spans may say of content (LoopInput). */
   readonly observer?: LoopObserver;
   readonly spanContent?: SpanContent;
@@ -103,6 +109,7 @@ async function prepare(
     headers: revealHeaders(keys, providerRow),
   });
   const logger = services.logger.child({ runId });
+  request.onPrepared?.({ settings, allowList: gate.allowList === null ? null : [...gate.allowList] });
   return {
     runId,
     prompt: request.prompt,
@@ -124,6 +131,8 @@ async function prepare(
     logger,
     signal: request.signal,
     onStep: request.onStep,
+    ...(request.checkpoint ? { checkpoint: request.checkpoint } : {}),
+    ...(request.handover ? { handover: request.handover } : {}),
     ...(request.observer ? { observer: request.observer } : {}),
     ...(request.spanContent ? { spanContent: request.spanContent } : {}),
   };
@@ -137,34 +146,62 @@ export async function executeRun(services: RunExecutionDeps, request: RunRequest
   const input = await prepare(services, request, (setup, view) =>
     gateInputFor(services.db, services.registry, setup.configuration, request.actor, request.selection, { view: view(), state: setup.toolState }),
   );
-  const outcome = await runLoop(input);
-  // The run's usage is stored by the time it ends (the last call's row may still be queued).
-  await input.budget.flushed();
-  return { runId: input.runId, outcome, input };
+  try {
+    return { runId: input.runId, outcome: await runLoop(input), input };
+  } finally {
+    // The run's usage is stored by the time it ends (the last call's row may still be queued), handed over or not.
+    await input.budget.flushed();
+  }
 }
 
 /**
- * Continues a suspended run after a decision: the same configuration and provider, the stored
- * allow-list and options, and the CURRENT switches (a tool disabled meanwhile is refused).
+ * The loop input of a run that goes on from where it stopped (after a decision, or taken over):
+ * the same configuration and provider, the stored allow-list and options, and the CURRENT switches
+ * (a tool disabled meanwhile is refused).
  */
-export async function resumeRun(
+function prepareContinued(
   services: RunExecutionDeps,
   request: Omit<RunRequest, 'prompt' | 'selection'> & { runId: string },
-  suspended: SuspendedRun,
-  decision: ApprovalDecision,
-): Promise<RunOutcome> {
-  const input = await prepare(
+  stored: Omit<SuspendedRun, 'suspension'>,
+) {
+  return prepare(
     services,
     { ...request, prompt: '' },
     async (setup) => ({
       registry: services.registry,
       state: setup.toolState,
       actor: request.actor,
-      allowList: suspended.allowList === null ? null : new Set(suspended.allowList),
+      allowList: stored.allowList === null ? null : new Set(stored.allowList),
     }),
-    suspended.settings,
+    stored.settings,
   );
-  const outcome = await resumeLoop(input, suspended.suspension, decision);
-  await input.budget.flushed();
-  return outcome;
+}
+
+/** Continues a suspended run after a decision (see `prepareContinued`). */
+export async function resumeRun(
+  services: RunExecutionDeps,
+  request: Omit<RunRequest, 'prompt' | 'selection'> & { runId: string },
+  suspended: SuspendedRun,
+  decision: ApprovalDecision,
+): Promise<RunOutcome> {
+  const input = await prepareContinued(services, request, suspended);
+  try {
+    return await resumeLoop(input, suspended.suspension, decision);
+  } finally {
+    await input.budget.flushed();
+  }
+}
+
+/** Continues a run taken over from another process, from its last stored resume point (see `prepareContinued`). */
+export async function continueRun(
+  services: RunExecutionDeps,
+  request: Omit<RunRequest, 'prompt' | 'selection'> & { runId: string },
+  stored: Omit<SuspendedRun, 'suspension'> & { readonly point: ResumePoint },
+): Promise<RunOutcome> {
+  const input = await prepareContinued(services, request, stored);
+  try {
+    return await continueLoop(input, stored.point);
+  } finally {
+    await input.budget.flushed();
+  }
 }

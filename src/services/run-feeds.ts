@@ -97,7 +97,7 @@ function feedStream<T>(source: () => Promise<IteratorResult<T>>, release: () => 
  * skipped: the run appears at its next change of state.
  */
 export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: FeedOptions = {}): Promise<AsyncGenerator<RunUpdate>> {
-  const events = deps.bus.subscribeAll({ types: ['started', 'step', 'suspended', 'decided', 'finished'] });
+  const events = deps.bus.subscribeAll({ types: ['started', 'step', 'suspended', 'decided', 'resumed', 'finished'] });
   let snapshot: RunRow[];
   try {
     snapshot = await listRuns(deps.db, { filter, after: null, before: null, limit: options.snapshotSize ?? FEED_SNAPSHOT_SIZE, inverted: false });
@@ -156,6 +156,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       }
       case 'suspended':
       case 'decided':
+      case 'resumed':
         return accept(event.run, positionOf(event.run), false);
       case 'finished': {
         const run = event.run ?? (await findRunsByIds(deps.db, [event.runId]))[0];

@@ -3,19 +3,25 @@ import { z } from 'zod';
 import type { RunRow } from '../db/database.ts';
 import { createRunRepository } from '../db/run-repository.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
+import * as leases from '../db/repositories/run-leases.ts';
 import * as runs from '../db/repositories/runs.ts';
+import { findUserById } from '../db/repositories/users.ts';
 import { ForbiddenError, NotFoundError, RunLimitError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { countSettledRun, observeRun, type RunTelemetry } from '../observability/run-telemetry.ts';
 import type { Broadcast } from '../runtime/broadcast.ts';
-import type { RunBusEvent, RunEventBus } from '../runtime/events.ts';
+import type { ResumeReason, RunBusEvent, RunEventBus, RunProgress } from '../runtime/events.ts';
+import { LoopHandedOver } from '../runtime/loop.ts';
+import type { ResumePoint } from '../runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../runtime/run.ts';
 import { filterRunContent, type PrivacyLevel, type StoredStep } from '../runtime/privacy.ts';
 import { createRunRecorder, type RunRecorder } from '../runtime/run-recorder.ts';
 import type { Actor } from '../tools/tool.ts';
 import { claimDecision, openSuspendedRun, sealSuspendedRun, visibleRun } from './approvals.ts';
-import { executeRun, resumeRun, type RunExecutionDeps, type SuspendedRun } from './run-execution.ts';
+import { openCheckpoint, sealCheckpoint, type RunCheckpoint } from './run-checkpoints.ts';
+import { continueRun, executeRun, resumeRun, type RunExecutionDeps, type RunRequest, type SuspendedRun } from './run-execution.ts';
+import { toActor } from './users.ts';
 import { runSelectionOf } from './tool-access.ts';
 import { parseInput } from './validate.ts';
 
@@ -48,11 +54,11 @@ export interface RunManagerDeps extends RunExecutionDeps {
 }
 
 export interface RunManagerOptions {
-  /** How often a process proves its runs are alive (default 10 s). */
+  /** How often a process renews its leases (default 10 s, and at most a third of the lease). */
   readonly heartbeatMs?: number;
   /**
-   * How long `stop` waits for interrupted runs to settle (default 8 s): a run still busy then (a
-   * tool or a write that ignores cancellation) is left RUNNING for the stale-heartbeat sweep.
+   * How long `stop` waits for its runs to reach a step boundary (default 8 s); then their calls
+   * are aborted. A run still busy after that keeps its lease until it lapses.
    */
   readonly stopTimeoutMs?: number;
   /**
@@ -62,6 +68,19 @@ export interface RunManagerOptions {
    * its user is at the limit (the human decision is not refused after the fact).
    */
   readonly maxRunningRunsPerUser?: number;
+  /** A RUNNING run's lease (AIRLOCK_RUN_LEASE_MS, default 15 s): when it lapses, any instance continues the run. */
+  readonly leaseMs?: number;
+  /** AIRLOCK_RESUME_RUNS (default true): false settles a run whose process is gone INTERRUPTED, as before durable runs. */
+  readonly resumeRuns?: boolean;
+  /** This process as a lease owner (default a random UUID). */
+  readonly instanceId?: string;
+  /**
+   * An embedded database, which one process at a time opens: at start, every RUNNING run owned by
+   * another process is orphaned (its process is gone) and is continued at once.
+   */
+  readonly claimOrphansAtStart?: boolean;
+  /** How often to look for runs whose lease lapsed (default 1 s, at most the heartbeat). */
+  readonly claimEveryMs?: number;
 }
 
 export interface StartedRun {
@@ -102,9 +121,16 @@ export interface RunManager {
    * boundary, those waiting for approval are settled CANCELLED now. For a user who lost access.
    */
   cancelRunsOf(userId: string): Promise<void>;
-  /** Settles runs whose process died (stale heartbeat); returns how many. */
+  /**
+   * Runs whose process is gone: claims and continues them (up to 16 at a time), or, with
+   * `resumeRuns: false`, settles them INTERRUPTED; MCP sessions whose process is gone are settled.
+   * Returns how many runs it took over or settled.
+   */
   settleStale(): Promise<number>;
-  /** Interrupts every active run and waits for them to settle. */
+  /**
+   * Stops: every run driven here is handed over at its next step boundary (its lease released, so
+   * another instance continues it at once), or, with `resumeRuns: false`, interrupted and settled.
+   */
   stop(): Promise<void>;
 }
 
@@ -122,6 +148,9 @@ const runInputSchema = z.object({
 });
 
 const FAILED_UNEXPECTEDLY = 'The run failed unexpectedly; see the server log.';
+const CHECKPOINT_UNREADABLE = 'The server running this run stopped, and its checkpoint could not be opened (was AIRLOCK_MASTER_KEY changed?).';
+/** Runs one look for orphans claims at most: a backlog is taken over over several looks, by every instance. */
+const CLAIM_BATCH = 16;
 
 function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
   return {
@@ -135,23 +164,47 @@ function failure(errorMessage: string, base?: RunOutcome): RunOutcome {
   };
 }
 
+/** A row as it travels on the bus: the sealed checkpoint stays in the database. */
+const withoutCheckpoint = (run: RunRow): RunRow => (run.checkpoint === null ? run : { ...run, checkpoint: null });
+
+/** The part of a run request every way of driving a run shares. */
+type DrivenRequest = Pick<RunRequest, 'signal' | 'onStep' | 'observer' | 'spanContent' | 'checkpoint' | 'handover' | 'onPrepared'>;
+
+/** One way of driving a run here: a start, a resume after a decision, a takeover. */
+interface Drive {
+  readonly run: RunRow;
+  /** The lease epoch this process drives the run under. */
+  readonly epoch: number;
+  readonly telemetry: RunTelemetry;
+  readonly logger: Logger;
+  /** The last step already stored, and the totals before the first step recorded here. */
+  readonly afterSequence?: number;
+  readonly progress?: RunProgress;
+  /** The options and allow-list, when known before the loop (a resume); else learnt from it. */
+  readonly context?: Omit<SuspendedRun, 'suspension'>;
+  /** Runs before the loop with the recorder (an approval decision stored first); false = nothing more runs. */
+  before?(recorder: RunRecorder<RunRow>): Promise<boolean>;
+  loop(request: DrivenRequest): Promise<RunOutcome>;
+}
+
 /**
  * Drives runs in the background of the subscriptions that asked for them: creates the run row,
  * feeds each step to the recorder, parks runs that wait for approval (state sealed at rest),
- * resumes them on a verified decision, settles exactly once, keeps a heartbeat, and lets a run be
- * cancelled by its client, by `cancelRun`, or interrupted by a graceful stop.
- *
- * Longer than our ~250-line habit on purpose: start, resume, park-or-settle, cancel and the
- * heartbeat share one process's `active` map and `stopping` flag; split, that one lifecycle would be
- * read across files. The approval rules live in approvals.ts, the loop's inputs in run-execution.ts.
+ * resumes them on a verified decision, settles exactly once, holds each run's lease (renewed by the
+ * heartbeat), continues the runs of processes that are gone from their sealed checkpoints, and lets
+ * a run be cancelled by its client, by `cancelRun`, or handed over by a graceful stop.
  */
 export function createRunManager(services: RunManagerDeps, options: RunManagerOptions = {}): RunManager {
   const { db, logger, secrets, bus, writer } = services;
-  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const heartbeatMs = Math.min(options.heartbeatMs ?? 10_000, Math.max(Math.floor(leaseMs / 3), 10));
+  const claimEveryMs = options.claimEveryMs ?? Math.min(heartbeatMs, 1_000);
   const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
   const maxRunning = options.maxRunningRunsPerUser ?? 8;
-  /** Runs this process drives, by run id, with the user they run as. */
-  const active = new Map<string, { controller: AbortController; done: Promise<void>; userId: string | null }>();
+  const resumeRuns = options.resumeRuns ?? true;
+  const owner = options.instanceId ?? randomUUID();
+  /** Runs this process drives, by run id, with the user they run as and the epoch of their lease. */
+  const active = new Map<string, { controller: AbortController; handover: AbortController; done: Promise<void>; userId: string | null; epoch: number }>();
   const abortDriven = (runId: string) => active.get(runId)?.controller.abort();
   let stopping = false;
   /** Aborted by `stop`: recorders then stop retrying to store a run's end (the sweep settles it). */
@@ -162,8 +215,9 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   /** After the loop returns: park the run (sealed state) or settle it; both publish their event. */
   async function conclude(
     run: RunRow,
+    epoch: number,
     recorder: RunRecorder<RunRow>,
-    outcome: RunOutcome,
+    outcome: RunOutcome | 'handed over',
     runLogger: Logger,
     context: Omit<SuspendedRun, 'suspension'> | null,
     telemetry: RunTelemetry,
@@ -173,6 +227,12 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     };
     // Every step is stored before the run is parked (a resume continues after the last one) or settled.
     await recorder.flushed();
+    if (recorder.leaseLost) return; // another process continues it: nothing more is written here
+    if (outcome === 'handed over' || (stopping && resumeRuns && outcome.status === 'CANCELLED')) {
+      // Stopping: the run goes on elsewhere from its last checkpoint, at once.
+      await leases.releaseLease(db, { runId: run.id, epoch }).catch((error: unknown) => runLogger.warn({ err: error }, 'could not release the lease; the run is continued when it lapses'));
+      return;
+    }
     if (stopping && outcome.status === 'CANCELLED') {
       outcome = { ...outcome, status: 'FAILED', terminationReason: 'INTERRUPTED', errorMessage: 'The server stopped before the run finished.' };
     }
@@ -180,15 +240,20 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       try {
         if (!context) throw new Error('no run context to store with the suspension');
         const stored: SuspendedRun = { ...context, suspension: outcome.suspension };
-        const parked = await runs.suspendRun(db, run.id, {
-          sealedState: sealSuspendedRun(secrets, run.id, stored),
-          digest: outcome.suspension.digest,
-          iterations: outcome.iterations,
-          promptTokens: outcome.usage.promptTokens,
-          completionTokens: outcome.usage.completionTokens,
-          estimatedCost: outcome.usage.cost,
-        });
-        if (!parked) throw new Error('the run was no longer RUNNING');
+        const parked = await runs.suspendRun(
+          db,
+          run.id,
+          {
+            sealedState: sealSuspendedRun(secrets, run.id, stored),
+            digest: outcome.suspension.digest,
+            iterations: outcome.iterations,
+            promptTokens: outcome.usage.promptTokens,
+            completionTokens: outcome.usage.completionTokens,
+            estimatedCost: outcome.usage.cost,
+          },
+          epoch,
+        );
+        if (!parked) throw new Error('the run was no longer RUNNING under this lease');
         recorder.announceSuspension(outcome.suspension, parked);
         telemetry.parked(outcome, outcome.suspension.digest);
         return;
@@ -202,15 +267,66 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     await settle(outcome);
   }
 
-  function track(runId: string, userId: string | null, body: (controller: AbortController) => Promise<void>, runLogger: Logger): void {
+  /** Drives a run here: its recorder, its loop (with checkpoints when runs are durable), its end. */
+  function drive(drive: Drive): void {
+    const { run, epoch, telemetry, logger: runLogger } = drive;
     const controller = new AbortController();
-    const done = body(controller)
+    const handover = new AbortController();
+    let context: Omit<SuspendedRun, 'suspension'> | null = drive.context ?? null;
+    const seal = (point: ResumePoint) => sealCheckpoint(secrets, run.id, { point, settings: context!.settings, allowList: context!.allowList });
+    const recorder = createRunRecorder({
+      runId: run.id,
+      level: run.privacy_level,
+      repository,
+      bus,
+      logger: runLogger,
+      stopSignal: stopped.signal,
+      stateVersion: run.state_version,
+      ...(drive.afterSequence === undefined ? {} : { afterSequence: drive.afterSequence }),
+      ...(drive.progress ? { progress: drive.progress } : {}),
+      lease: { epoch, seal, onLost: () => controller.abort() },
+    });
+    const body = async () => {
+      if (drive.before && !(await drive.before(recorder))) return;
+      let outcome: RunOutcome | 'handed over';
+      try {
+        outcome = await telemetry.within(() =>
+          drive.loop({
+            signal: controller.signal,
+            handover: handover.signal,
+            onStep: (step: RunStep, resumeFrom?: ResumePoint) => (telemetry.step(step), recorder.recordStep(step, resumeFrom)),
+            ...(resumeRuns
+              ? {
+                  checkpoint: async (point: ResumePoint) => {
+                    await recorder.flushed();
+                    if (!(await leases.storeCheckpoint(db, { runId: run.id, epoch }, seal(point)))) {
+                      controller.abort();
+                      throw new LoopHandedOver();
+                    }
+                  },
+                }
+              : {}),
+            onPrepared: (prepared) => (context ??= prepared),
+            observer: telemetry.observer,
+            spanContent: telemetry.spanContent,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof LoopHandedOver) outcome = 'handed over';
+        else {
+          runLogger.error({ err: error }, 'run failed unexpectedly');
+          outcome = failure(FAILED_UNEXPECTEDLY);
+        }
+      }
+      await conclude(run, epoch, recorder, outcome, runLogger, context, telemetry);
+    };
+    const done = body()
       .catch((error: unknown) => runLogger.error({ err: error }, 'could not settle the run'))
       // A resumed run is tracked again under the same id: only forget the entry this body owns.
       .finally(() => {
-        if (active.get(runId)?.controller === controller) active.delete(runId);
+        if (active.get(run.id)?.controller === controller) active.delete(run.id);
       });
-    active.set(runId, { controller, done, userId });
+    active.set(run.id, { controller, handover, done, userId: run.user_id, epoch });
   }
 
   /** A run waiting for approval is driven by no process: cancelling it settles it here. */
@@ -232,7 +348,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
   }
 
   /**
-   * Creates the run row (within the cap) and drives the loop in the background. `subscribe` opens
+   * Creates the run row (within the cap, with this process's lease and, for durable runs, the
+   * sealed prompt to start again from) and drives the loop in the background. `subscribe` opens
    * the run's bus subscription BEFORE the loop starts (an attached caller misses nothing); a
    * detached run opens none.
    */
@@ -261,6 +378,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       privacy_level: level,
       tool_selection: selection ? JSON.stringify(selection) : null,
       trace_parent: telemetry.traceParent,
+      lease: { owner, ms: leaseMs, checkpoint: resumeRuns ? sealCheckpoint(secrets, runId, { start: { prompt: input.prompt } }) : null },
     } as const;
     const run = await (maxRunning > 0 ? runs.insertRunWithinCap(db, row, maxRunning) : runs.insertRun(db, row)).catch((error: unknown) => {
       telemetry.refused();
@@ -272,52 +390,92 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     }
     telemetry.started();
     const events = subscribe ? bus.subscribe(run.id, { drivenHere: true }) : null;
-    const runLogger = logger.child({ runId: run.id });
-    track(
-      run.id,
-      actor.id,
-      async (controller) => {
-        const recorder = createRunRecorder({
-          runId: run.id,
-          level,
-          repository,
-          bus,
-          logger: runLogger,
-          stopSignal: stopped.signal,
-          stateVersion: run.state_version,
-        });
-        let outcome: RunOutcome;
-        let context: Omit<SuspendedRun, 'suspension'> | null = null;
-        try {
-          const result = await telemetry.within(() =>
-            executeRun(services, {
-              runId: run.id,
-              configurationId: configuration.id,
-              setup,
-              prompt: input.prompt,
-              actor,
-              selection,
-              signal: controller.signal,
-              onStep: (step) => (telemetry.step(step), recorder.recordStep(step)),
-              observer: telemetry.observer,
-              spanContent: telemetry.spanContent,
-            }),
-          );
-          outcome = result.outcome;
-          context = {
-            allowList: result.input.gate.allowList === null ? null : [...result.input.gate.allowList],
-            settings: result.input.settings,
-          };
-        } catch (error) {
-          runLogger.error({ err: error }, 'run failed unexpectedly');
-          outcome = failure(FAILED_UNEXPECTEDLY);
-        }
-        await conclude(run, recorder, outcome, runLogger, context, telemetry);
-      },
-      runLogger,
-    );
-    bus.publish({ type: 'started', runId: run.id, run });
+    drive({
+      run,
+      epoch: run.lease_epoch,
+      telemetry,
+      logger: logger.child({ runId: run.id }),
+      loop: async (request) =>
+        (await executeRun(services, { ...request, runId: run.id, configurationId: configuration.id, setup, prompt: input.prompt, actor, selection })).outcome,
+    });
+    bus.publish({ type: 'started', runId: run.id, run: withoutCheckpoint(run) });
     return { run, events };
+  }
+
+  /**
+   * Continues a run claimed from a process that is gone: from its sealed checkpoint, as its user,
+   * after the steps already stored. A cancellation asked for meanwhile is honoured instead; a
+   * checkpoint that cannot be opened settles the run INTERRUPTED.
+   */
+  async function takeOver(claimed: RunRow, reason: ResumeReason): Promise<void> {
+    const lease = { runId: claimed.id, epoch: claimed.lease_epoch };
+    const runLogger = logger.child({ runId: claimed.id });
+    const end = (row: RunRow | undefined) => {
+      if (!row) return;
+      bus.publish({ type: 'finished', runId: row.id, finalContent: null, run: row });
+      countSettledRun(services.metrics, row);
+    };
+    let checkpoint: RunCheckpoint;
+    try {
+      if (claimed.checkpoint === null) throw new Error('the run has no checkpoint');
+      checkpoint = openCheckpoint(secrets, claimed.id, claimed.checkpoint);
+    } catch (error) {
+      runLogger.error({ err: error }, 'could not open the checkpoint of a run taken over; settling it INTERRUPTED');
+      end(await leases.settleClaimedAsInterrupted(db, lease, CHECKPOINT_UNREADABLE));
+      return;
+    }
+    const afterSequence = await runs.lastStepSequence(db, claimed.id);
+    const userRow = claimed.user_id ? await findUserById(db, claimed.user_id) : undefined;
+    const actor = userRow ? toActor(userRow) : null;
+    const telemetry = observeRun(services.metrics, {
+      runId: claimed.id,
+      configurationId: claimed.configuration_id ?? '',
+      userId: claimed.user_id,
+      level: claimed.privacy_level,
+      startedIn: claimed.trace_parent,
+    });
+    runLogger.warn({ reason, epoch: lease.epoch, fromSequence: afterSequence + 1 }, 'continuing a run whose process is gone');
+    bus.publish({ type: 'resumed', runId: claimed.id, fromSequence: afterSequence + 1, reason, run: withoutCheckpoint(claimed) });
+    const request = { runId: claimed.id, configurationId: claimed.configuration_id ?? '', actor };
+    const state = 'point' in checkpoint ? checkpoint.point.state : null;
+    drive({
+      run: claimed,
+      epoch: lease.epoch,
+      telemetry,
+      logger: runLogger,
+      afterSequence,
+      ...(state ? { progress: { iterations: state.iterations, usage: state.usage } } : {}),
+      ...('point' in checkpoint ? { context: { settings: checkpoint.settings, allowList: checkpoint.allowList } } : {}),
+      before: async () => {
+        if (claimed.cancel_requested_at === null) return true;
+        const settled = await runs.settleRun(
+          db,
+          claimed.id,
+          { status: 'CANCELLED', terminationReason: 'CANCELLED', truncated: false, iterations: state?.iterations ?? 0, finalContent: null, promptTokens: state?.usage.promptTokens ?? 0, completionTokens: state?.usage.completionTokens ?? 0, estimatedCost: state?.usage.cost ?? 0, errorMessage: null },
+          lease.epoch,
+        );
+        end(settled);
+        return false;
+      },
+      loop: async (driven) => {
+        if ('point' in checkpoint) return continueRun(services, { ...driven, ...request }, { point: checkpoint.point, settings: checkpoint.settings, allowList: checkpoint.allowList });
+        const selection = claimed.tool_selection === null ? null : (JSON.parse(String(claimed.tool_selection)) as string[]);
+        return (await executeRun(services, { ...driven, ...request, prompt: checkpoint.start.prompt, selection })).outcome;
+      },
+    });
+  }
+
+  /** Looks for runs whose process is gone; continues them (or settles them, when runs are not resumed). */
+  async function claimOrphans(everyOtherOwner = false): Promise<number> {
+    if (stopping) return 0;
+    if (!resumeRuns) return 0;
+    const claimed = await leases.claimOrphanedRuns(db, { owner, leaseMs, limit: CLAIM_BATCH, everyOtherOwner });
+    for (const run of claimed) {
+      const { handed_over: handedOver, ...row } = run;
+      const reason: ResumeReason = handedOver ? 'HANDED_OVER' : everyOtherOwner ? 'RESTARTED' : 'LEASE_EXPIRED';
+      await takeOver(row, reason).catch((error: unknown) => logger.error({ err: error, runId: run.id }, 'could not continue a run taken over; it is claimed again when its lease lapses'));
+    }
+    return claimed.length;
   }
 
   const manager: RunManager = {
@@ -330,9 +488,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       return (await launch(actor, rawInput, false)).run;
     },
 
-
     async decide(actor, runId, turnDigest, approved) {
-      const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved);
+      const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved, { owner, ms: leaseMs });
       const runLogger = logger.child({ runId: run.id });
       const telemetry = observeRun(services.metrics, {
         runId: run.id,
@@ -344,69 +501,38 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       });
       // Published once the claim committed, before the resumed run's first step.
       bus.publish({ type: 'decided', runId: run.id, digest: turnDigest, approved, decidedBy: { id: actor.id, name: actor.name }, run });
-      track(
-        run.id,
-        run.user_id,
-        async (controller) => {
-          const recorder = createRunRecorder({
-            runId: run.id,
-            level: run.privacy_level,
-            repository,
-            bus,
-            logger: runLogger,
-            stopSignal: stopped.signal,
-            afterSequence: await runs.lastStepSequence(db, run.id),
-            stateVersion: run.state_version,
-            progress: {
-              iterations: run.iterations,
-              usage: { promptTokens: run.prompt_tokens, completionTokens: run.completion_tokens, cost: run.estimated_cost },
-            },
-          });
-          const decisionStep: RunStep = {
-            kind: 'APPROVAL',
-            round: suspended.suspension.round,
-            approverId: actor.id,
-            approverName: actor.name,
-            approved,
-            digest: turnDigest,
-            decidedAt: new Date().toISOString(),
-          };
+      const decisionStep: RunStep = {
+        kind: 'APPROVAL',
+        round: suspended.suspension.round,
+        approverId: actor.id,
+        approverName: actor.name,
+        approved,
+        digest: turnDigest,
+        decidedAt: new Date().toISOString(),
+      };
+      drive({
+        run,
+        epoch: run.lease_epoch,
+        telemetry,
+        logger: runLogger,
+        afterSequence: await runs.lastStepSequence(db, run.id),
+        progress: { iterations: run.iterations, usage: { promptTokens: run.prompt_tokens, completionTokens: run.completion_tokens, cost: run.estimated_cost } },
+        context: suspended,
+        before: async (recorder) => {
           try {
             // Stored BEFORE any write runs; if it cannot be stored, nothing of the turn runs.
             await recorder.recordRequiredStep(decisionStep);
+            return true;
           } catch (error) {
             runLogger.error({ err: error }, 'could not store the approval decision; the writes do not run');
             const soFar = { ...failure(''), iterations: suspended.suspension.state.iterations, usage: suspended.suspension.state.usage };
             const end = failure('The approval decision could not be stored, so the approved calls did not run.', soFar);
             if (await recorder.settle(end)) telemetry.settled(end, run.created_at);
-            return;
+            return false;
           }
-          let outcome: RunOutcome;
-          try {
-            outcome = await telemetry.within(() =>
-              resumeRun(
-                services,
-                {
-                  runId: run.id,
-                  configurationId: configuration.id,
-                  actor: initiator,
-                  signal: controller.signal,
-                  onStep: (step) => (telemetry.step(step), recorder.recordStep(step)),
-                  observer: telemetry.observer,
-                  spanContent: telemetry.spanContent,
-                },
-                suspended,
-                { approved },
-              ),
-            );
-          } catch (error) {
-            runLogger.error({ err: error }, 'resumed run failed unexpectedly');
-            outcome = failure(FAILED_UNEXPECTEDLY);
-          }
-          await conclude(run, recorder, outcome, runLogger, suspended, telemetry);
         },
-        runLogger,
-      );
+        loop: (request) => resumeRun(services, { ...request, runId: run.id, configurationId: configuration.id, actor: initiator }, suspended, { approved }),
+      });
       return run;
     },
 
@@ -438,40 +564,60 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     subscribe: (runId) => bus.subscribe(runId),
 
     async settleStale() {
-      const settled = await runs.settleStaleRuns(db, heartbeatMs * 3);
+      const settled = await runs.settleStaleRuns(db, heartbeatMs * 3, resumeRuns ? ['MCP'] : ['AGENT', 'MCP']);
       if (settled.length > 0) logger.warn({ runs: settled.map((run) => run.id) }, 'settled runs whose process stopped as INTERRUPTED');
       // Their watchers and the live lists learn it like any other end of a run.
       for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
       for (const run of settled) countSettledRun(services.metrics, run);
-      return settled.length;
+      return settled.length + (await claimOrphans());
     },
 
     async stop() {
       stopping = true;
       clearInterval(heartbeat);
+      clearInterval(claimer);
       stopListening();
       stopped.abort();
+      const wait = async (entries: { done: Promise<void> }[], ms: number) => {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+        return (await Promise.race([Promise.all(entries.map((entry) => entry.done)), deadline]).finally(() => clearTimeout(timer))) === 'late';
+      };
+      if (resumeRuns) {
+        // A deploy: each run stops at its next step boundary and another instance continues it.
+        for (const { handover } of active.values()) handover.abort();
+        if (!(await wait([...active.values()], stopTimeoutMs))) return;
+      }
       for (const { controller } of active.values()) controller.abort();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), stopTimeoutMs)));
-      const settled = Promise.all([...active.values()].map((entry) => entry.done));
-      if ((await Promise.race([settled, deadline]).finally(() => clearTimeout(timer))) === 'late') {
-        logger.warn({ runs: [...active.keys()], stopTimeoutMs }, 'runs did not settle in time; the stale-heartbeat sweep will settle them INTERRUPTED');
+      if (await wait([...active.values()], resumeRuns ? Math.min(stopTimeoutMs, 2_000) : stopTimeoutMs)) {
+        logger.warn(
+          { runs: [...active.keys()], stopTimeoutMs },
+          resumeRuns ? 'runs did not stop in time; another instance continues them when their lease lapses' : 'runs did not settle in time; the stale-heartbeat sweep will settle them INTERRUPTED',
+        );
       }
     },
   };
 
   const stopListening = services.cancellations.subscribe(({ runId }) => abortDriven(runId));
 
-  // One timer: prove this process's runs are alive (and stop those cancelled elsewhere), and settle
-  // runs whose process is gone.
+  // Renew this process's leases (and stop the runs cancelled elsewhere or taken over after a pause).
   const heartbeat = setInterval(() => {
-    void runs
-      .touchRuns(db, [...active.keys()])
-      .then((cancelled) => cancelled.forEach(abortDriven))
+    const held = [...active].map(([runId, entry]) => ({ runId, epoch: entry.epoch }));
+    void leases
+      .renewLeases(db, owner, held, leaseMs)
+      .then(({ cancelled, lost }) => {
+        cancelled.forEach(abortDriven);
+        if (lost.length > 0) logger.warn({ runs: lost }, 'runs taken over by another process while this one was away; stopping them here');
+        lost.forEach(abortDriven);
+      })
       .catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
-    void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'settling stale runs failed'));
   }, heartbeatMs);
   heartbeat.unref();
+  // Continue the runs whose process is gone (and settle the MCP sessions whose process is gone).
+  const claimer = setInterval(() => {
+    void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'looking for runs whose process stopped failed'));
+  }, claimEveryMs);
+  claimer.unref();
+  if (options.claimOrphansAtStart) void claimOrphans(true).catch((error: unknown) => logger.warn({ err: error }, 'continuing the runs of the previous process failed'));
   return manager;
 }

@@ -2,7 +2,7 @@ import type { Db, RunRow } from '../db/database.ts';
 import { findRunsByIds } from '../db/repositories/runs.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Suspension } from '../runtime/approval.ts';
-import type { RunBusEvent } from '../runtime/events.ts';
+import type { ResumeReason, RunBusEvent } from '../runtime/events.ts';
 import type { StoredStep } from '../runtime/privacy.ts';
 import type { Actor } from '../tools/tool.ts';
 import { visibleRun } from './approvals.ts';
@@ -19,6 +19,8 @@ export type RunStreamEvent =
   | { readonly kind: 'started'; readonly run: RunRow }
   | { readonly kind: 'step'; readonly view: { readonly runId: string; readonly sequence: number; readonly step: StoredStep } }
   | { readonly kind: 'suspended'; readonly run: RunRow; readonly turn: Pick<Suspension, 'digest' | 'calls' | 'previews'> }
+  /** Another process took the run over; its next step is `fromSequence`, every step before it was delivered. */
+  | { readonly kind: 'resumed'; readonly run: RunRow; readonly fromSequence: number; readonly reason: ResumeReason }
   | { readonly kind: 'finished'; readonly run: RunRow };
 
 async function loadRun(db: Db, runId: string): Promise<RunRow> {
@@ -110,6 +112,10 @@ async function* streamRun(
       if (options.endOnSuspension) return;
     } else if (event.type === 'decided') {
       continue; // the APPROVAL step that follows tells the decision
+    } else if (event.type === 'resumed') {
+      // What the process that died stored but never published comes first.
+      if (event.fromSequence > lastSequence + 1) lastSequence = yield* storedSteps(deps, runId, lastSequence, { before: event.fromSequence, sharedBy: event });
+      yield { kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason };
     } else {
       yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
       const run = event.run ?? (await loadRun(deps.db, runId));

@@ -36,8 +36,14 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     redis = await startPrivateRedis();
-    // A short heartbeat: a killed instance's runs are found stale after 3 beats (0.9 s).
-    const deployment = deploymentEnv({ DATABASE_URL: database.databaseUrl!, REDIS_URL: redis.url, AIRLOCK_REDIS_PREFIX: uniquePrefix('faults'), AIRLOCK_RUN_HEARTBEAT_MS: '300' });
+    // A short lease: a killed instance's runs are taken over 1.5 s after its last renewal.
+    const deployment = deploymentEnv({
+      DATABASE_URL: database.databaseUrl!,
+      REDIS_URL: redis.url,
+      AIRLOCK_REDIS_PREFIX: uniquePrefix('faults'),
+      AIRLOCK_RUN_HEARTBEAT_MS: '300',
+      AIRLOCK_RUN_LEASE_MS: '1500',
+    });
     admin = deployment.adminToken;
     a = await startInstance(deployment.env);
     b = await startInstance(deployment.env);
@@ -91,8 +97,13 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
     }
   }, 90_000);
 
-  it('should tell watchers on B that a run of an instance killed with SIGKILL ended INTERRUPTED', async () => {
-    const configurationId = await scriptedConfiguration(a, 'orphaned', { replies: toolRounds(45), delayMs: 150, maxIterations: 50, allowedToolGroups: ['structure'] });
+  it('should continue on B a run of an instance killed with SIGKILL: its watchers on B see it resumed and finished, every step once and in order', async () => {
+    const configurationId = await scriptedConfiguration(a, 'orphaned', {
+      replies: [...toolRounds(16), { content: 'done after the crash' }],
+      delayMs: 150,
+      maxIterations: 30,
+      allowedToolGroups: ['structure'],
+    });
     const watcherOnB = wsClient(b.url, admin);
     try {
       const list = follow(watcherOnB, RUN_UPDATES, {}, (data) => data.runUpdates as { snapshot: boolean; run: { id: string; status: string; terminationReason: string | null } });
@@ -101,8 +112,14 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
       await watching.until((events) => stepsOf(events).length >= 3, 'three steps on B');
       await a.stop('SIGKILL');
       expect(await watching.ended).toBeNull();
-      expect(watching.events.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'FAILED', terminationReason: 'INTERRUPTED' } });
-      await list.until((events) => events.some((event) => event.run.id === started.id && event.run.terminationReason === 'INTERRUPTED'), 'the interrupted run on B’s list');
+      const resumed = watching.events.find((event) => event.__typename === 'RunResumedEvent');
+      expect(resumed).toMatchObject({ reason: 'LEASE_EXPIRED', run: { status: 'RUNNING' } });
+      expect(watching.events.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED', terminationReason: 'COMPLETED' } });
+      // Every step once, in order, with no gap: those A stored but never published were filled from storage.
+      expect(sequences(watching.events)).toEqual(oneToN(stepsOf(watching.events).length));
+      const stored = await b.gql(RUN_STATE, { id: started.id });
+      expect(stored.data?.run?.steps.edges.map((edge: { node: { sequence: number } }) => edge.node.sequence)).toEqual(sequences(watching.events));
+      await list.until((events) => events.some((event) => event.run.id === started.id && event.run.status === 'COMPLETED'), 'the completed run on B’s list');
       list.stop();
     } finally {
       await watcherOnB.dispose();

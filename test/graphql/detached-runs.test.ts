@@ -7,6 +7,7 @@ import { member } from '../helpers/documents.ts';
 import { collect, RUN_EVENTS, scriptedConfiguration, stepsOf, vendorConfiguration, wsClient } from '../helpers/runs.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 import { encodeOpenAi } from '../fixtures/wires/openai.ts';
+import { toolRounds } from '../helpers/instances.ts';
 import { eventually } from '../protocol/raw-socket.ts';
 
 /**
@@ -192,23 +193,46 @@ describe.each(TEST_DATABASES)('startRun on %s', (kind) => {
 });
 
 describe.each(TEST_DATABASES)('a detached run at server stop on %s', (kind) => {
-  it('should be interrupted like any run when the server stops', async () => {
+  /** Starts a run that goes on until it is stopped, stops the server after its first steps, starts the next one. */
+  async function stopMidRun(env: Record<string, string>) {
     const database = await createTestDatabase(kind, { persistent: true });
-    const env = { AIRLOCK_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
-    const first = await startTestApp(kind, { database, keepDatabase: true, env });
+    const deployment = { AIRLOCK_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'), ...env };
+    const first = await startTestApp(kind, { database, keepDatabase: true, env: deployment });
     let runId: string;
     try {
-      const slow = await scriptedConfiguration(first, 'slow', { replies: LOOPING, delayMs: 100, maxIterations: 50 });
+      const slow = await scriptedConfiguration(first, 'slow', { replies: [...toolRounds(12), { content: 'finished after the restart' }], delayMs: 100, maxIterations: 20, allowedToolGroups: ['structure'] });
       const run = member((await first.gql(START_RUN, { input: { configurationId: slow, prompt: 'until the server stops' } })).data?.startRun, 'Run');
       runId = Buffer.from(run.id, 'base64').toString('utf8').split(':')[1]!;
       await eventually(() => first.app.services.db.selectFrom('run_steps').select('sequence').where('run_id', '=', runId).execute(), (steps) => steps.length >= 2);
     } finally {
       await first.stop();
     }
-    const second = await startTestApp(kind, { database, env });
+    return { second: await startTestApp(kind, { database, env: deployment }), runId: runId! };
+  }
+
+  it('should be handed over at its next step boundary and finished by the next process, its steps continuing with no gap', async () => {
+    const { second, runId } = await stopMidRun({ AIRLOCK_RUN_LEASE_MS: '1500' });
     try {
-      const stored = await second.app.services.db.selectFrom('runs').selectAll().where('id', '=', runId!).executeTakeFirstOrThrow();
-      expect(stored).toMatchObject({ status: 'FAILED', termination_reason: 'INTERRUPTED' });
+      const stored = await eventually(
+        () => second.app.services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow(),
+        (run) => run.status !== 'RUNNING',
+      );
+      expect(stored).toMatchObject({ status: 'COMPLETED', termination_reason: 'COMPLETED', final_content: null, resume_count: 1, checkpoint: null, lease_owner: null });
+      const steps = await second.app.services.db.selectFrom('run_steps').select(['sequence', 'kind', 'epoch']).where('run_id', '=', runId).orderBy('sequence').execute();
+      expect(steps.map((step) => step.sequence)).toEqual(steps.map((_, index) => index + 1));
+      // Written by two processes: epoch 1 until the handover, epoch 2 after it.
+      expect(new Set(steps.map((step) => step.epoch))).toEqual(new Set([1, 2]));
+      expect(steps.at(-1)).toMatchObject({ kind: 'LLM', epoch: 2 });
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('should be interrupted like any run when runs are not resumed (AIRLOCK_RESUME_RUNS=false)', async () => {
+    const { second, runId } = await stopMidRun({ AIRLOCK_RESUME_RUNS: 'false' });
+    try {
+      const stored = await second.app.services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+      expect(stored).toMatchObject({ status: 'FAILED', termination_reason: 'INTERRUPTED', resume_count: 0 });
     } finally {
       await second.stop();
     }

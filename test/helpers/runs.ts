@@ -10,7 +10,8 @@ export const RUN_EVENT_FIELDS = graphql(`
   fragment RunEventFields on RunEvent {
     __typename
     ... on RunStartedEvent { run { id status } }
-    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted
+    ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }
+    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError outcomeUnknown toolArguments contentRedacted
         contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount
         artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }
     ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }

@@ -29,18 +29,44 @@ function storableText(text: string | null): string | null {
 export type RunStart = Required<Pick<NewRun, 'id' | 'configuration_id' | 'user_id' | 'status' | 'prompt' | 'privacy_level' | 'tool_selection'>> & {
   /** The traceparent of the span that started the run (null or absent without tracing). */
   readonly trace_parent?: string | null;
+  /** Durable runs: the lease its process takes (epoch 1) and the sealed checkpoint to start again from. */
+  readonly lease?: { readonly owner: string; readonly ms: number; readonly checkpoint: string | null };
 };
 
-const RUN_COLUMNS = ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind', 'trace_parent'] as const;
+const RUN_COLUMNS = ['id', 'configuration_id', 'user_id', 'status', 'prompt', 'privacy_level', 'tool_selection', 'kind', 'trace_parent', 'lease_owner', 'lease_epoch', 'checkpoint'] as const;
 
-const insertRunStatement = prepared(
-  RUN_COLUMNS,
-  (db, run: Required<RunStart> & { kind: RunKind }) => db.insertInto('runs').values(run).returningAll(),
+type RunValues = Omit<Required<RunStart>, 'lease'> & {
+  kind: RunKind;
+  lease_owner: string | null;
+  lease_epoch: number;
+  checkpoint: string | null;
+  /** 0 without a lease (no expiry). */
+  leaseSeconds: number;
+};
+
+/** When a lease taken now lapses, by the database's clock (the same for every instance); null for none. */
+export const leaseExpiry = (seconds: number) =>
+  sql<Date | null>`case when ${seconds}::double precision > 0 then now() + make_interval(secs => ${seconds}::double precision) end`;
+
+const insertRunStatement = prepared([...RUN_COLUMNS, 'leaseSeconds'], (db, { leaseSeconds, ...run }: RunValues) =>
+  db
+    .insertInto('runs')
+    .values({ ...run, lease_expires_at: leaseExpiry(leaseSeconds) })
+    .returningAll(),
 );
 
 /** The values a new run is stored with: a run of the agent loop unless `kind` says otherwise. */
-function newRunValues<Start extends RunStart & { kind?: RunKind }>(run: Start): Start & Required<RunStart> & { kind: RunKind } {
-  return { ...run, kind: run.kind ?? 'AGENT', prompt: storableText(run.prompt), trace_parent: run.trace_parent ?? null };
+function newRunValues<Start extends RunStart & { kind?: RunKind }>({ lease, ...run }: Start): RunValues & Omit<Start, 'lease'> {
+  return {
+    ...run,
+    kind: run.kind ?? 'AGENT',
+    prompt: storableText(run.prompt),
+    trace_parent: run.trace_parent ?? null,
+    lease_owner: lease?.owner ?? null,
+    lease_epoch: lease ? 1 : 0,
+    checkpoint: lease?.checkpoint ?? null,
+    leaseSeconds: lease ? lease.ms / 1000 : 0,
+  };
 }
 
 export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Promise<RunRow> {
@@ -50,14 +76,14 @@ export async function insertRun(db: Db, run: RunStart & { kind?: RunKind }): Pro
 }
 
 const insertRunWithinCapStatement = prepared(
-  [...RUN_COLUMNS, 'maxRunning'],
-  (db, run: Required<RunStart> & { kind: RunKind; maxRunning: number }) =>
+  [...RUN_COLUMNS, 'leaseSeconds', 'maxRunning'],
+  (db, run: RunValues & { maxRunning: number }) =>
     db
       .insertInto('runs')
-      .columns([...RUN_COLUMNS])
+      .columns([...RUN_COLUMNS, 'lease_expires_at'])
       .expression(
         db
-          .selectNoFrom((eb) => RUN_COLUMNS.map((column) => eb.val(run[column]).as(column)))
+          .selectNoFrom((eb) => [...RUN_COLUMNS.map((column) => eb.val(run[column]).as(column)), leaseExpiry(run.leaseSeconds).as('lease_expires_at')])
           .where(sql<boolean>`airlock_running_runs_below(${run.user_id}, ${run.maxRunning})`),
       )
       .returningAll(),
@@ -109,30 +135,32 @@ function settledColumns(settlement: Settlement) {
     error_message: settlement.errorMessage,
     finished_at: sql<Date>`now()`,
     state_version: sql<number>`state_version + 1`,
+    ...LEASE_ENDED,
   };
 }
 
-/**
- * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
- * run was already settled: the WHERE clause makes settling exactly-once even across processes.
- */
+/** A run that is no longer RUNNING has no owner and nothing to resume from. */
+export const LEASE_ENDED = { checkpoint: null, lease_owner: null, lease_expires_at: null } as const;
+
 const settleStatement = prepared(
-  ['id', 'status', 'terminationReason', 'truncated', 'iterations', 'finalContent', 'promptTokens', 'completionTokens', 'estimatedCost', 'errorMessage'],
-  (db, settlement: Settlement & { id: string }) =>
+  ['id', 'status', 'terminationReason', 'truncated', 'iterations', 'finalContent', 'promptTokens', 'completionTokens', 'estimatedCost', 'errorMessage', 'epoch'],
+  (db, settlement: Settlement & { id: string; epoch: number | null }) =>
     db
       .updateTable('runs')
       .set(settledColumns(settlement))
       .where('id', '=', settlement.id)
       .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+      .where(sql<boolean>`(${settlement.epoch}::integer is null or lease_epoch = ${settlement.epoch}::integer)`)
       .returningAll(),
 );
 
 /**
  * Settles a run that is still open (RUNNING or WAITING_FOR_APPROVAL). Returns undefined when the
- * run was already settled: the WHERE clause makes settling exactly-once even across processes.
+ * run was already settled, or when `epoch` is given and the run's lease has moved on to another
+ * process: the WHERE clause makes settling exactly-once even across processes.
  */
-export async function settleRun(db: Db, id: string, settlement: Settlement): Promise<RunRow | undefined> {
-  return (await settleStatement(db, { ...settlement, id, finalContent: storableText(settlement.finalContent) }))[0];
+export async function settleRun(db: Db, id: string, settlement: Settlement, epoch: number | null = null): Promise<RunRow | undefined> {
+  return (await settleStatement(db, { ...settlement, id, finalContent: storableText(settlement.finalContent), epoch }))[0];
 }
 
 export async function markAuditIncomplete(db: Db, id: string): Promise<void> {
@@ -286,25 +314,45 @@ export async function settleRunWithoutOutcome(
     .executeTakeFirst();
 }
 
-/** Settles every RUNNING run whose heartbeat is older than `staleAfterMs`; returns the settled rows. */
-export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<RunRow[]> {
-  const rows = await db
+/** What settling a run whose process is gone (or whose checkpoint cannot be opened) writes. */
+export function interruptedColumns(errorMessage: string) {
+  return {
+    status: 'FAILED' as const,
+    termination_reason: 'INTERRUPTED',
+    error_message: errorMessage,
+    finished_at: sql<Date>`now()`,
+    state_version: sql<number>`state_version + 1`,
+    // The process that would have written the totals is gone: its usage rows are the record.
+    ...totalsFromUsageRecords,
+    iterations: iterationsFromStoredSteps,
+    ...LEASE_ENDED,
+  };
+}
+
+/**
+ * Whether a RUNNING run's process is presumed gone: an agent run's lease lapsed (a row written
+ * before leases existed: its heartbeat is older than `staleAfterMs`), an MCP session's heartbeat
+ * is older than `staleAfterMs`.
+ */
+export function ownerGone(staleAfterMs: number) {
+  const stale = sql<boolean>`heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000})`;
+  return sql<boolean>`(case when kind = 'AGENT' and lease_expires_at is not null then lease_expires_at < now() else ${stale} end)`;
+}
+
+/**
+ * Settles INTERRUPTED every RUNNING run whose process is presumed gone (`ownerGone`): MCP sessions,
+ * and agent runs when runs are not resumed (AIRLOCK_RESUME_RUNS=false). Returns the settled rows.
+ */
+export async function settleStaleRuns(db: Db, staleAfterMs: number, kinds: readonly RunKind[] = ['AGENT', 'MCP']): Promise<RunRow[]> {
+  if (kinds.length === 0) return [];
+  return db
     .updateTable('runs')
-    .set({
-      status: 'FAILED',
-      termination_reason: 'INTERRUPTED',
-      error_message: 'The server running this run stopped before it finished.',
-      finished_at: sql`now()`,
-      state_version: sql<number>`state_version + 1`,
-      // The process that would have written the totals is gone: its usage rows are the record.
-      ...totalsFromUsageRecords,
-      iterations: iterationsFromStoredSteps,
-    })
+    .set(interruptedColumns('The server running this run stopped before it finished.'))
     .where('status', '=', 'RUNNING')
-    .where('heartbeat_at', '<', sql<Date>`now() - make_interval(secs => ${staleAfterMs / 1000})`)
+    .where('kind', 'in', kinds)
+    .where(ownerGone(staleAfterMs))
     .returningAll()
     .execute();
-  return rows;
 }
 
 /**
@@ -430,10 +478,12 @@ export async function suspendRun(
   db: Db,
   id: string,
   suspension: { sealedState: string; digest: string; iterations: number; promptTokens: number; completionTokens: number; estimatedCost: number },
+  epoch: number | null = null,
 ): Promise<RunRow | undefined> {
-  return db
+  let query = db
     .updateTable('runs')
     .set({
+      ...LEASE_ENDED,
       status: 'WAITING_FOR_APPROVAL',
       suspended_state: suspension.sealedState,
       suspended_digest: suspension.digest,
@@ -444,19 +494,27 @@ export async function suspendRun(
       state_version: sql<number>`state_version + 1`,
     })
     .where('id', '=', id)
-    .where('status', '=', 'RUNNING')
-    .returningAll()
-    .executeTakeFirst();
+    .where('status', '=', 'RUNNING');
+  if (epoch !== null) query = query.where('lease_epoch', '=', epoch);
+  return query.returningAll().executeTakeFirst();
 }
 
 /**
  * Claims a waiting run for ONE decision: flips it back to RUNNING only if it is still waiting on
- * exactly this digest, so of two concurrent approvers exactly one gets the row.
+ * exactly this digest, so of two concurrent approvers exactly one gets the row. With `lease`, the
+ * deciding process owns the resumed run from now on (a new epoch).
  */
-export async function claimSuspendedRun(db: Db, id: string, digest: string): Promise<RunRow | undefined> {
+export async function claimSuspendedRun(db: Db, id: string, digest: string, lease?: { readonly owner: string; readonly ms: number }): Promise<RunRow | undefined> {
   return db
     .updateTable('runs')
-    .set({ status: 'RUNNING', suspended_state: null, suspended_digest: null, heartbeat_at: sql`now()`, state_version: sql<number>`state_version + 1`, })
+    .set({
+      status: 'RUNNING',
+      suspended_state: null,
+      suspended_digest: null,
+      heartbeat_at: sql`now()`,
+      state_version: sql<number>`state_version + 1`,
+      ...(lease ? { lease_owner: lease.owner, lease_epoch: sql<number>`lease_epoch + 1`, lease_expires_at: leaseExpiry(lease.ms / 1000) } : {}),
+    })
     .where('id', '=', id)
     .where('status', '=', 'WAITING_FOR_APPROVAL')
     .where('suspended_digest', '=', digest)

@@ -14,8 +14,28 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query ConsoleAdminProviders { providers { id name kind baseUrl hasApiKey settings headerNames models { id } } }\n": typeof types.ConsoleAdminProvidersDocument,
+    "\n  mutation ConsoleCreateProvider($input: CreateProviderInput!) {\n    createProvider(input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateProviderDocument,
+    "\n  mutation ConsoleUpdateProvider($id: ID!, $input: UpdateProviderInput!) {\n    updateProvider(id: $id, input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleUpdateProviderDocument,
+    "\n  mutation ConsoleDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": typeof types.ConsoleDeleteProviderDocument,
+    "\n  query ConsoleAdminModels {\n    models { id name providerModelId inputPricePerMTok outputPricePerMTok maxTokens provider { id name } }\n  }\n": typeof types.ConsoleAdminModelsDocument,
+    "\n  mutation ConsoleCreateModel($input: CreateModelInput!) {\n    createModel(input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateModelDocument,
+    "\n  mutation ConsoleUpdateModel($id: ID!, $input: UpdateModelInput!) {\n    updateModel(id: $id, input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleUpdateModelDocument,
+    "\n  mutation ConsoleDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": typeof types.ConsoleDeleteModelDocument,
+    "\n  query ConsoleAdminConfigurations {\n    configurations {\n      id name systemPrompt temperature maxTokens maxIterations allowedToolGroups trustFloor privacyLevel\n      quarantineToolOutput truncation requireSecondApprover maxRemoteToolCalls\n      model { id name } skills { id name }\n    }\n    skills { id name }\n  }\n": typeof types.ConsoleAdminConfigurationsDocument,
+    "\n  mutation ConsoleCreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateConfigurationDocument,
+    "\n  mutation ConsoleUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleUpdateConfigurationDocument,
+    "\n  mutation ConsoleDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": typeof types.ConsoleDeleteConfigurationDocument,
+    "\n  mutation ConsoleCreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { __typename ... on CreateUserPayload { token user { id name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateUserDocument,
+    "\n  mutation ConsoleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id isAdmin } ... on Error { message } }\n  }\n": typeof types.ConsoleSetAdminDocument,
+    "\n  mutation ConsoleDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on DeleteUserPayload { id } ... on Error { message } } }\n": typeof types.ConsoleDeleteUserDocument,
+    "\n  query ConsoleAdminBudgets {\n    budgets { scope subjectId period maxRequests maxTokens maxCost spent { requests tokens cost } }\n    users { id name }\n    configurations { id name }\n  }\n": typeof types.ConsoleAdminBudgetsDocument,
+    "\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleSetBudgetDocument,
+    "\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n": typeof types.ConsoleResetToolGroupDocument,
+    "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n": typeof types.ConsoleResetToolDocument,
     "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": typeof types.ConsoleViewerDocument,
     "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": typeof types.ConsoleConfigurationsDocument,
+    "\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateDemoConfigurationDocument,
     "\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n": typeof types.ConsoleUsersDocument,
     "\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n": typeof types.ConsoleRunsDocument,
     "\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n": typeof types.ConsoleRunUpdatesDocument,
@@ -140,7 +160,7 @@ type Documents = {
     "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": typeof types.LifecycleRunOwnerDocument,
     "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": typeof types.LifecycleSetBudgetDocument,
     "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": typeof types.LifecycleGrantDocument,
-    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
+    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError outcomeUnknown toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": typeof types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": typeof types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": typeof types.RunEventsDocument,
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": typeof types.CreateProviderDocument,
@@ -186,8 +206,28 @@ type Documents = {
     "\n  mutation SessionsEnableTool($name: String!) { setToolEnabled(name: $name, enabled: true) { enabled } }\n": typeof types.SessionsEnableToolDocument,
 };
 const documents: Documents = {
+    "\n  query ConsoleAdminProviders { providers { id name kind baseUrl hasApiKey settings headerNames models { id } } }\n": types.ConsoleAdminProvidersDocument,
+    "\n  mutation ConsoleCreateProvider($input: CreateProviderInput!) {\n    createProvider(input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleCreateProviderDocument,
+    "\n  mutation ConsoleUpdateProvider($id: ID!, $input: UpdateProviderInput!) {\n    updateProvider(id: $id, input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleUpdateProviderDocument,
+    "\n  mutation ConsoleDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": types.ConsoleDeleteProviderDocument,
+    "\n  query ConsoleAdminModels {\n    models { id name providerModelId inputPricePerMTok outputPricePerMTok maxTokens provider { id name } }\n  }\n": types.ConsoleAdminModelsDocument,
+    "\n  mutation ConsoleCreateModel($input: CreateModelInput!) {\n    createModel(input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleCreateModelDocument,
+    "\n  mutation ConsoleUpdateModel($id: ID!, $input: UpdateModelInput!) {\n    updateModel(id: $id, input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleUpdateModelDocument,
+    "\n  mutation ConsoleDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": types.ConsoleDeleteModelDocument,
+    "\n  query ConsoleAdminConfigurations {\n    configurations {\n      id name systemPrompt temperature maxTokens maxIterations allowedToolGroups trustFloor privacyLevel\n      quarantineToolOutput truncation requireSecondApprover maxRemoteToolCalls\n      model { id name } skills { id name }\n    }\n    skills { id name }\n  }\n": types.ConsoleAdminConfigurationsDocument,
+    "\n  mutation ConsoleCreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleCreateConfigurationDocument,
+    "\n  mutation ConsoleUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleUpdateConfigurationDocument,
+    "\n  mutation ConsoleDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": types.ConsoleDeleteConfigurationDocument,
+    "\n  mutation ConsoleCreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { __typename ... on CreateUserPayload { token user { id name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleCreateUserDocument,
+    "\n  mutation ConsoleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id isAdmin } ... on Error { message } }\n  }\n": types.ConsoleSetAdminDocument,
+    "\n  mutation ConsoleDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on DeleteUserPayload { id } ... on Error { message } } }\n": types.ConsoleDeleteUserDocument,
+    "\n  query ConsoleAdminBudgets {\n    budgets { scope subjectId period maxRequests maxTokens maxCost spent { requests tokens cost } }\n    users { id name }\n    configurations { id name }\n  }\n": types.ConsoleAdminBudgetsDocument,
+    "\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleSetBudgetDocument,
+    "\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n": types.ConsoleResetToolGroupDocument,
+    "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n": types.ConsoleResetToolDocument,
     "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": types.ConsoleViewerDocument,
     "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": types.ConsoleConfigurationsDocument,
+    "\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n": types.ConsoleCreateDemoConfigurationDocument,
     "\n  query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }\n": types.ConsoleUsersDocument,
     "\n  query ConsoleRuns($filter: RunFilter, $first: Int, $after: String) {\n    runs(filter: $filter, first: $first, after: $after) {\n      totalCount\n      pageInfo { hasNextPage endCursor }\n      edges { node { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } } }\n    }\n  }\n": types.ConsoleRunsDocument,
     "\n  subscription ConsoleRunUpdates($filter: RunFilter) {\n    runUpdates(filter: $filter) {\n      snapshot\n      run { id kind status createdAt finishedAt iterations prompt terminationReason configuration { id name } user { id name } usage { totalTokens estimatedCost } }\n    }\n  }\n": types.ConsoleRunUpdatesDocument,
@@ -312,7 +352,7 @@ const documents: Documents = {
     "\n  query LifecycleRunOwner($id: ID!) { run(id: $id) { id user { name } } }\n": types.LifecycleRunOwnerDocument,
     "\n  mutation LifecycleSetBudget($subjectId: ID!) { setBudget(input: { subjectId: $subjectId, period: DAILY, maxRequests: 100 }) { __typename } }\n": types.LifecycleSetBudgetDocument,
     "\n  mutation LifecycleGrant($userId: ID!) { grantTable(userId: $userId, table: \"customers\") { __typename } }\n": types.LifecycleGrantDocument,
-    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
+    "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError outcomeUnknown toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n": types.RunEventFieldsFragmentDoc,
     "\n  subscription RunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...RunEventFields } }\n": types.RunAgentDocument,
     "\n  subscription RunEvents($runId: ID!) { runEvents(runId: $runId) { ...RunEventFields } }\n": types.RunEventsDocument,
     "\n  mutation CreateProvider($input: CreateProviderInput!) { createProvider(input: $input) { __typename ... on Provider { id } ... on Error { message } } }\n": types.CreateProviderDocument,
@@ -375,11 +415,91 @@ export function graphql(source: string): unknown;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query ConsoleAdminProviders { providers { id name kind baseUrl hasApiKey settings headerNames models { id } } }\n"): (typeof documents)["\n  query ConsoleAdminProviders { providers { id name kind baseUrl hasApiKey settings headerNames models { id } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateProvider($input: CreateProviderInput!) {\n    createProvider(input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateProvider($input: CreateProviderInput!) {\n    createProvider(input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateProvider($id: ID!, $input: UpdateProviderInput!) {\n    updateProvider(id: $id, input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleUpdateProvider($id: ID!, $input: UpdateProviderInput!) {\n    updateProvider(id: $id, input: $input) { __typename ... on Provider { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleDeleteProvider($id: ID!) { deleteProvider(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAdminModels {\n    models { id name providerModelId inputPricePerMTok outputPricePerMTok maxTokens provider { id name } }\n  }\n"): (typeof documents)["\n  query ConsoleAdminModels {\n    models { id name providerModelId inputPricePerMTok outputPricePerMTok maxTokens provider { id name } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateModel($input: CreateModelInput!) {\n    createModel(input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateModel($input: CreateModelInput!) {\n    createModel(input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateModel($id: ID!, $input: UpdateModelInput!) {\n    updateModel(id: $id, input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleUpdateModel($id: ID!, $input: UpdateModelInput!) {\n    updateModel(id: $id, input: $input) { __typename ... on Model { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleDeleteModel($id: ID!) { deleteModel(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAdminConfigurations {\n    configurations {\n      id name systemPrompt temperature maxTokens maxIterations allowedToolGroups trustFloor privacyLevel\n      quarantineToolOutput truncation requireSecondApprover maxRemoteToolCalls\n      model { id name } skills { id name }\n    }\n    skills { id name }\n  }\n"): (typeof documents)["\n  query ConsoleAdminConfigurations {\n    configurations {\n      id name systemPrompt temperature maxTokens maxIterations allowedToolGroups trustFloor privacyLevel\n      quarantineToolOutput truncation requireSecondApprover maxRemoteToolCalls\n      model { id name } skills { id name }\n    }\n    skills { id name }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateConfiguration($input: CreateConfigurationInput!) {\n    createConfiguration(input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleUpdateConfiguration($id: ID!, $input: UpdateConfigurationInput!) {\n    updateConfiguration(id: $id, input: $input) { __typename ... on Configuration { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleDeleteConfiguration($id: ID!) { deleteConfiguration(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { __typename ... on CreateUserPayload { token user { id name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateUser($input: CreateUserInput!) {\n    createUser(input: $input) { __typename ... on CreateUserPayload { token user { id name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id isAdmin } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleSetAdmin($userId: ID!, $isAdmin: Boolean!) {\n    setAdmin(userId: $userId, isAdmin: $isAdmin) { __typename ... on User { id isAdmin } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on DeleteUserPayload { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleDeleteUser($userId: ID!) { deleteUser(userId: $userId) { __typename ... on DeleteUserPayload { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAdminBudgets {\n    budgets { scope subjectId period maxRequests maxTokens maxCost spent { requests tokens cost } }\n    users { id name }\n    configurations { id name }\n  }\n"): (typeof documents)["\n  query ConsoleAdminBudgets {\n    budgets { scope subjectId period maxRequests maxTokens maxCost spent { requests tokens cost } }\n    users { id name }\n    configurations { id name }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n"): (typeof documents)["\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n"): (typeof documents)["\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query ConsoleViewer { viewer { id name isAdmin } }\n"): (typeof documents)["\n  query ConsoleViewer { viewer { id name isAdmin } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n"): (typeof documents)["\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -879,7 +999,7 @@ export function graphql(source: "\n  mutation LifecycleGrant($userId: ID!) { gra
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"): (typeof documents)["\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"];
+export function graphql(source: "\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError outcomeUnknown toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"): (typeof documents)["\n  fragment RunEventFields on RunEvent {\n    __typename\n    ... on RunStartedEvent { run { id status } }\n    ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }\n    ... on RunStepEvent { runId step { sequence kind round content toolName toolResult toolIsError outcomeUnknown toolArguments contentRedacted\n        contentLength toolResultLength toolArtifactsCount toolArtifactTypes requestedToolNames messagesSentCount\n        artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } } } }\n    ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }\n    ... on RunFinishedEvent { run { id status terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,4 +1,5 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import { RESUME_REASONS } from '../../runtime/events.ts';
 import { followRun, startAndFollowRun, type RunStreamEvent } from '../../services/run-stream.ts';
 import { builder } from '../builder.ts';
 import { decodeIdFor } from '../ids.ts';
@@ -28,10 +29,22 @@ const RunStepEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'step'
 const RunFinishedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'finished' }>>('RunFinishedEvent').implement({
   fields: (t) => ({ run: t.field({ type: RunRef, resolve: (event) => event.run }) }),
 });
+const ResumeReasonEnum = builder.enumType('ResumeReason', {
+  values: RESUME_REASONS,
+  description: 'LEASE_EXPIRED: the process running the run stopped answering; HANDED_OVER: it stopped gracefully; RESTARTED: the embedded database was reopened.',
+});
+const RunResumedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'resumed' }>>('RunResumedEvent').implement({
+  description: 'Another process took the run over from its last checkpoint: its steps continue at fromSequence, with no gap and no duplicate.',
+  fields: (t) => ({
+    run: t.field({ type: RunRef, resolve: (event) => event.run }),
+    fromSequence: t.int({ resolve: (event) => event.fromSequence }),
+    reason: t.field({ type: ResumeReasonEnum, resolve: (event) => event.reason }),
+  }),
+});
 const RunEventUnion = builder.unionType('RunEvent', {
-  types: [RunStartedEventRef, RunStepEventRef, RunSuspendedEventRef, RunFinishedEventRef],
+  types: [RunStartedEventRef, RunStepEventRef, RunSuspendedEventRef, RunFinishedEventRef, RunResumedEventRef],
   resolveType: (event) =>
-    ({ started: RunStartedEventRef, step: RunStepEventRef, suspended: RunSuspendedEventRef, finished: RunFinishedEventRef })[event.kind],
+    ({ started: RunStartedEventRef, step: RunStepEventRef, suspended: RunSuspendedEventRef, finished: RunFinishedEventRef, resumed: RunResumedEventRef })[event.kind],
 });
 
 builder.subscriptionType({ authScopes: { user: true } });

@@ -45,6 +45,12 @@ export const RunStepRef = builder.objectRef<StepView>('RunStep').implement({
     toolArguments: t.field({ type: 'JSON', nullable: true, resolve: (view) => view.step.toolArguments ?? null }),
     toolResult: t.string({ nullable: true, resolve: (view) => view.step.toolResult ?? null }),
     toolIsError: t.boolean({ nullable: true, resolve: (view) => view.step.toolIsError ?? null }),
+    outcomeUnknown: t.boolean({
+      nullable: true,
+      description:
+        'TOOL steps: true when a tool that needed approval was running when its process died. It was not called again; the model was told its outcome is unknown.',
+      resolve: (view) => (view.step.kind === 'TOOL' ? view.step.outcomeUnknown === true : null),
+    }),
     artifacts: t.field({
       type: [ArtifactUnion],
       nullable: true,

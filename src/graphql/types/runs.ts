@@ -49,6 +49,9 @@ export const RunRef = builder.loadableNode('Run', {
     errorMessage: t.exposeString('error_message', { nullable: true }),
     privacyLevel: t.field({ type: PrivacyLevelEnum, resolve: (run) => run.privacy_level }),
     auditIncomplete: t.exposeBoolean('audit_incomplete', { description: 'Some steps or the outcome could not be stored.' }),
+    resumeCount: t.exposeInt('resume_count', {
+      description: 'How many times another process took this run over after the one running it stopped (durable runs); its steps continue with no gap.',
+    }),
     usage: t.field({
       type: RunUsageRef,
       resolve: (run) => ({
