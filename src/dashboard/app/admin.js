@@ -1,7 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { CONFIGURATIONS, ROTATE_TOKEN, SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, SET_USER_ACTIVE, TOOL_GROUPS, USAGE_BY_DAY, USERS } from './documents.js';
-import { formatCost, formatTime, html } from './html.js';
+import { SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, TOOL_GROUPS, USAGE_BY_DAY } from './documents.js';
+import { formatCost, html } from './html.js';
+import { RESET_TOOL, RESET_TOOL_GROUP } from './admin-documents.js';
+import { RowButton } from './forms.js';
+import { ProvidersSection } from './admin-providers.js';
+import { ModelsSection } from './admin-models.js';
+import { ConfigurationsSection } from './admin-configurations.js';
+import { UsersSection } from './admin-users.js';
+import { BudgetsSection } from './admin-budgets.js';
 
 function Switch({ id, label, checked, disabled, onChange, describedBy }) {
   return html`<span class="switch">
@@ -22,7 +29,8 @@ function ToolSwitches({ session, setError }) {
       : groups.map(
           (group) => html`<div class="group" key=${group.name}>
             <h3><${Switch} id=${`switch-group-${group.name}`} label=${`Group ${group.name}`} checked=${group.enabled}
-              onChange=${(enabled) => run(SET_TOOL_GROUP_ENABLED, { name: group.name, enabled })} /></h3>
+              onChange=${(enabled) => run(SET_TOOL_GROUP_ENABLED, { name: group.name, enabled })} />
+              ${group.overridden ? html` <${RowButton} text="Reset" row=${`group ${group.name} to its default`} onClick=${() => run(RESET_TOOL_GROUP, { name: group.name })} />` : null}</h3>
             <ul>
               ${group.tools.map((tool) => {
                 const id = `switch-tool-${tool.name}`;
@@ -31,61 +39,13 @@ function ToolSwitches({ session, setError }) {
                   <${Switch} id=${id} label=${tool.name} checked=${tool.toolEnabled} describedBy=${`${id}-why`}
                     onChange=${(enabled) => run(SET_TOOL_ENABLED, { name: tool.name, enabled })} />
                   <span class=${tool.enabled ? 'why' : 'why off'} id=${`${id}-why`}>${why}</span>
+                  ${tool.overridden ? html`<${RowButton} text="Reset" row=${`${tool.name} to its default`} onClick=${() => run(RESET_TOOL, { name: tool.name })} />` : null}
                   <span class="description">${tool.description}</span>
                 </li>`;
               })}
             </ul>
           </div>`,
         )}
-  </section>`;
-}
-
-function Configurations({ session, setError }) {
-  const [configurations, setConfigurations] = useState(null);
-  useEffect(() => void session.request(CONFIGURATIONS).then((d) => setConfigurations(d.configurations), (e) => setError(e.message)), [session]);
-  return html`<section aria-labelledby="configurations-heading">
-    <h2 id="configurations-heading">Configurations</h2>
-    ${configurations === null
-      ? html`<p role="status">Loading…</p>`
-      : configurations.length === 0
-        ? html`<p class="empty">No configuration yet: create one with createConfiguration (GraphiQL).</p>`
-        : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Model</th><th scope="col">Privacy</th><th scope="col">Tool groups</th><th scope="col">Second approver</th></tr></thead>
-          <tbody>${configurations.map((c) => html`<tr key=${c.id}><td>${c.name}</td><td>${c.model.name}</td><td>${c.privacyLevel}</td><td>${c.allowedToolGroups.length ? c.allowedToolGroups.join(', ') : 'any'}</td><td>${c.requireSecondApprover ? 'yes' : 'no'}</td></tr>`)}</tbody></table>`}
-  </section>`;
-}
-
-function Users({ session, setError }) {
-  const [users, setUsers] = useState(null);
-  const [token, setToken] = useState(null);
-  const load = () => session.request(USERS).then((d) => setUsers(d.users), (e) => setError(e.message));
-  useEffect(() => void load(), [session]);
-  const rotate = async (user) => {
-    const data = await session.request(ROTATE_TOKEN, { userId: user.id }).catch((e) => setError(e.message));
-    if (!data) return;
-    if (data.rotateToken.__typename === 'CreateUserPayload') setToken({ name: user.name, token: data.rotateToken.token });
-    else setError(data.rotateToken.message);
-    void load();
-  };
-  const setActive = async (user, active) => {
-    const data = await session.request(SET_USER_ACTIVE, { userId: user.id, active }).catch((e) => setError(e.message));
-    if (data && data.setUserActive.__typename !== 'User') setError(data.setUserActive.message);
-    void load();
-  };
-  return html`<section aria-labelledby="users-heading">
-    <h2 id="users-heading">Users</h2>
-    ${token
-      ? html`<div class="new-token" role="status"><p>New token for ${token.name}, shown this once: copy it now.</p>
-          <label for="new-token">Token</label> <input id="new-token" readonly value=${token.token} />
-          <button type="button" onClick=${() => setToken(null)}>I copied it</button></div>`
-      : null}
-    ${users === null
-      ? html`<p role="status">Loading…</p>`
-      : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Active</th><th scope="col">Token rotated</th><th scope="col">Actions</th></tr></thead>
-          <tbody>${users.map(
-            (u) => html`<tr key=${u.id}><td>${u.name}</td><td>${u.isAdmin ? 'admin' : 'user'}</td><td>${u.active ? 'yes' : 'no'}</td><td>${formatTime(u.tokenRotatedAt)}</td>
-              <td><button type="button" aria-label=${`Rotate token of ${u.name}`} onClick=${() => rotate(u)}>Rotate token</button>
-                <button type="button" aria-label=${`${u.active ? 'Deactivate' : 'Reactivate'} ${u.name}`} onClick=${() => setActive(u, !u.active)}>${u.active ? 'Deactivate' : 'Reactivate'}</button></td></tr>`,
-          )}</tbody></table>`}
   </section>`;
 }
 
@@ -131,16 +91,27 @@ function Usage({ session, setError }) {
   </section>`;
 }
 
-/** Admin: tool switches with their cascade, configurations, users, usage by day. */
-export function AdminPage({ session }) {
+/**
+ * Admin: the forms for what the API configures (providers, models, configurations, users,
+ * budgets), the tool switches with their cascade, and usage by day. One form is open at a time
+ * (`open`: its section and the id it edits, null for a new one); every save bumps `version`, and
+ * each section reloads its list then (a new model shows in the configurations' form, and so on).
+ */
+export function AdminPage({ session, viewer }) {
   const [error, setError] = useState(null);
+  const [open, setOpen] = useState(null);
+  const [version, setVersion] = useState(0);
   const props = { session, setError: (message) => setError(message) };
+  const admin = { session, viewer, open, setOpen, version, onChanged: () => setVersion((value) => value + 1) };
   return html`
     <h1>Admin</h1>
     ${error ? html`<p role="alert" class="error">${error}</p>` : null}
+    <${ProvidersSection} ...${admin} />
+    <${ModelsSection} ...${admin} />
+    <${ConfigurationsSection} ...${admin} />
+    <${UsersSection} ...${admin} />
+    <${BudgetsSection} ...${admin} />
     <${ToolSwitches} ...${props} />
-    <${Configurations} ...${props} />
-    <${Users} ...${props} />
     <${Usage} ...${props} />
   `;
 }

@@ -12,6 +12,12 @@ export const CONFIGURATIONS = graphql(`
   }
 `);
 
+export const CREATE_DEMO_CONFIGURATION = graphql(`
+  mutation ConsoleCreateDemoConfiguration {
+    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }
+  }
+`);
+
 export const USERS = graphql(`
   query ConsoleUsers { users { id name isAdmin active tokenRotatedAt } }
 `);

@@ -1,21 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { CONFIGURATIONS, RUNNABLE_TOOLS, START_RUN } from './documents.js';
 import { html, runHref } from './html.js';
-
-const KEY = 'airlock.playground';
-
-function restore() {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(KEY) ?? '{}');
-    return {
-      configurationId: typeof saved.configurationId === 'string' ? saved.configurationId : '',
-      ticks: Array.isArray(saved.ticks) ? saved.ticks.filter((t) => typeof t === 'string') : [],
-      prompt: typeof saved.prompt === 'string' ? saved.prompt : '',
-    };
-  } catch {
-    return { configurationId: '', ticks: [], prompt: '' };
-  }
-}
+import { DemoSetup } from './demo.js';
+import { restorePlayground, savePlayground } from './playground-state.js';
 
 /** A group's checkbox: checked when every offered tool is ticked, "mixed" when only some of the group is. */
 function GroupCheckbox({ group, ticked, onToggle }) {
@@ -35,8 +22,8 @@ function GroupCheckbox({ group, ticked, onToggle }) {
 }
 
 /** Try a configuration: tick tools by group, type a prompt, start, then watch in the inspector. */
-export function PlaygroundPage({ session }) {
-  const initial = useState(restore)[0];
+export function PlaygroundPage({ session, viewer }) {
+  const initial = useState(restorePlayground)[0];
   const [configurations, setConfigurations] = useState(null);
   const [configurationId, setConfigurationId] = useState(initial.configurationId);
   const [groups, setGroups] = useState(null);
@@ -46,8 +33,17 @@ export function PlaygroundPage({ session }) {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    sessionStorage.setItem(KEY, JSON.stringify({ configurationId, ticks: [...ticks], prompt }));
+    savePlayground({ configurationId, ticks, prompt });
   }, [configurationId, ticks, prompt]);
+
+  // The demo was just created from this page: take it, with the tools and prompt it saved.
+  const demoCreated = (configuration) => {
+    const saved = restorePlayground();
+    setConfigurations([configuration]);
+    setConfigurationId(saved.configurationId);
+    setTicks(new Set(saved.ticks));
+    setPrompt(saved.prompt);
+  };
 
   useEffect(() => {
     session.request(CONFIGURATIONS).then(
@@ -116,7 +112,9 @@ export function PlaygroundPage({ session }) {
   return html`
     <h1>Playground</h1>
     ${configurations !== null && configurations.length === 0
-      ? html`<p class="empty">No configuration exists yet. An admin creates one (createConfiguration, or in GraphiQL); then come back here.</p>`
+      ? viewer.isAdmin
+        ? html`<${DemoSetup} session=${session} onCreated=${demoCreated} />`
+        : html`<p class="empty">No configuration exists yet: ask an admin to create one, then come back here.</p>`
       : null}
     <form class="playground" onSubmit=${start}>
       <label for="configuration">Configuration</label>

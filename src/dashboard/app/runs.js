@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CONFIGURATIONS, RUNS, RUN_UPDATES, USERS } from './documents.js';
 import { formatCost, formatTime, html, runHref, STATUSES } from './html.js';
+import { DemoSetup } from './demo.js';
 
 export const PAGE_SIZE = 50;
 
@@ -13,7 +14,7 @@ export function RunsPage({ session, viewer }) {
   const [page, setPage] = useState(null);
   const [live, setLive] = useState(() => new Map());
   const [error, setError] = useState(null);
-  const [configurations, setConfigurations] = useState([]);
+  const [configurations, setConfigurations] = useState(null);
   const [users, setUsers] = useState([]);
 
   const filter = useMemo(() => {
@@ -90,7 +91,7 @@ export function RunsPage({ session, viewer }) {
       <label>Configuration
         <select id="filter-configuration" value=${configurationId} onChange=${onFilter(setConfigurationId)}>
           <option value="">Any configuration</option>
-          ${configurations.map((c) => html`<option value=${c.id}>${c.name}</option>`)}
+          ${(configurations ?? []).map((c) => html`<option value=${c.id}>${c.name}</option>`)}
         </select>
       </label>
       ${viewer.isAdmin
@@ -103,10 +104,11 @@ export function RunsPage({ session, viewer }) {
         : null}
     </form>
     ${error ? html`<p role="alert" class="error">${error}</p>` : null}
+    ${viewer.isAdmin && configurations?.length === 0 ? html`<${DemoSetup} session=${session} onCreated=${() => (location.hash = '#/playground')} />` : null}
     ${page === null
       ? html`<p role="status">Loading runs…</p>`
       : rows.length === 0
-        ? html`<p class="empty" id="runs-empty">No runs ${Object.keys(filter).length ? 'match these filters' : 'yet'}. Start one from the <a href="#/playground">Playground</a>${Object.keys(filter).length ? ', or clear the filters' : ''}; it appears here live.</p>`
+        ? html`<p class="empty" id="runs-empty">No runs ${Object.keys(filter).length ? 'match these filters' : 'yet'}. <a href="#/playground">Start one</a> in the playground${Object.keys(filter).length ? ', or clear the filters' : ''}; it appears here live.</p>`
         : html`
             <p id="runs-total" role="status">${total} run${total === 1 ? '' : 's'} in all; showing ${rows.length}, updated live.</p>
             <table class="runs" id="runs-table">
