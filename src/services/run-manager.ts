@@ -122,9 +122,8 @@ export interface RunManager {
    */
   cancelRunsOf(userId: string): Promise<void>;
   /**
-   * Runs whose process is gone: claims and continues them (up to 16 at a time), or, with
-   * `resumeRuns: false`, settles them INTERRUPTED; MCP sessions whose process is gone are settled.
-   * Returns how many runs it took over or settled.
+   * Agent runs whose process is gone: claims and continues them (up to 16 at a time), or, with
+   * `resumeRuns: false`, settles them INTERRUPTED. Returns how many runs it took over or settled.
    */
   settleStale(): Promise<number>;
   /**
@@ -564,7 +563,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     subscribe: (runId) => bus.subscribe(runId),
 
     async settleStale() {
-      const settled = await runs.settleStaleRuns(db, heartbeatMs * 3, resumeRuns ? ['MCP'] : ['AGENT', 'MCP']);
+      const settled = resumeRuns ? [] : await runs.settleStaleRuns(db, leaseMs);
       if (settled.length > 0) logger.warn({ runs: settled.map((run) => run.id) }, 'settled runs whose process stopped as INTERRUPTED');
       // Their watchers and the live lists learn it like any other end of a run.
       for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
@@ -613,7 +612,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       .catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
   }, heartbeatMs);
   heartbeat.unref();
-  // Continue the runs whose process is gone (and settle the MCP sessions whose process is gone).
+  // Continue (or settle) the runs whose process is gone.
   const claimer = setInterval(() => {
     void manager.settleStale().catch((error: unknown) => logger.warn({ err: error }, 'looking for runs whose process stopped failed'));
   }, claimEveryMs);

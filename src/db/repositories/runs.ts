@@ -167,32 +167,6 @@ export async function markAuditIncomplete(db: Db, id: string): Promise<void> {
   await db.updateTable('runs').set({ audit_incomplete: true }).where('id', '=', id).execute();
 }
 
-/** Proves the driving process is alive; a RUNNING run whose heartbeat goes stale is settled INTERRUPTED. */
-/** Proves these runs alive; returns those of them whose cancellation was asked for elsewhere. */
-export async function touchRuns(db: Db, ids: readonly string[]): Promise<string[]> {
-  return (await touchOpenRuns(db, ids)).cancelled;
-}
-
-/**
- * `touchRuns` for runs that another process may settle (MCP sessions: the session cap closes a
- * user's least recently used one wherever it lives): also which of them are no longer RUNNING.
- */
-export async function touchOpenRuns(db: Db, ids: readonly string[]): Promise<{ cancelled: string[]; ended: string[] }> {
-  if (ids.length === 0) return { cancelled: [], ended: [] };
-  const rows = await db
-    .updateTable('runs')
-    .set({ heartbeat_at: sql`now()` })
-    .where('id', 'in', ids)
-    .where('status', '=', 'RUNNING')
-    .returning(['id', 'cancel_requested_at'])
-    .execute();
-  const running = new Set(rows.map((row) => row.id));
-  return {
-    cancelled: rows.filter((row) => row.cancel_requested_at !== null).map((row) => row.id),
-    ended: ids.filter((id) => !running.has(id)),
-  };
-}
-
 /**
  * Lock namespace of the MCP session cap (0x41524c32), beside the run cap's 0x41524c31
  * (migration 20261202130000): a session open does not wait for agent-run starts, nor they for it.
@@ -204,7 +178,7 @@ const MCP_SESSION_LOCK = 1095912498;
  * `maxOpen` sessions RUNNING (0 = no limit), settles the least recently used of the others with
  * `closedAs` (last request, else opening, oldest first; the new one always stays). The rows are
  * settled here whichever process holds the sessions: that process notices at the session's next
- * request or its heartbeat (`touchOpenRuns`). Count and settlement happen under a per-user
+ * request (`touchOpenSession`, mcp-sessions.ts). Count and settlement happen under a per-user
  * advisory lock, after the insert, in one transaction: concurrent opens on any number of
  * connections or processes end with at most `maxOpen` sessions open. Returns the new run and
  * the runs it closed.
@@ -239,21 +213,6 @@ export async function insertSessionRunClosingLeastRecent(
       .execute();
     return { run: opened, closed };
   });
-}
-
-/**
- * Records a request of an MCP session's client (the order in which the session cap closes
- * sessions); false when its run is no longer RUNNING (closed by the cap elsewhere, cancelled,
- * settled by the stale-heartbeat sweep): the session is over.
- */
-export async function touchSessionRun(db: Db, runId: string): Promise<boolean> {
-  const result = await db
-    .updateTable('runs')
-    .set({ last_request_at: sql<Date>`now()` })
-    .where('id', '=', runId)
-    .where('status', '=', 'RUNNING')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }
 
 /** Records that a RUNNING run must be cancelled (by whichever process drives it); false when it is not RUNNING. */
@@ -330,26 +289,25 @@ export function interruptedColumns(errorMessage: string) {
 }
 
 /**
- * Whether a RUNNING run's process is presumed gone: an agent run's lease lapsed (a row written
- * before leases existed: its heartbeat is older than `staleAfterMs`), an MCP session's heartbeat
- * is older than `staleAfterMs`.
+ * Whether a RUNNING agent run's process is presumed gone: its lease lapsed (a row written before
+ * leases existed: its heartbeat is older than `staleAfterMs`).
  */
 export function ownerGone(staleAfterMs: number) {
   const stale = sql<boolean>`heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000})`;
-  return sql<boolean>`(case when kind = 'AGENT' and lease_expires_at is not null then lease_expires_at < now() else ${stale} end)`;
+  return sql<boolean>`(case when lease_expires_at is not null then lease_expires_at < now() else ${stale} end)`;
 }
 
 /**
- * Settles INTERRUPTED every RUNNING run whose process is presumed gone (`ownerGone`): MCP sessions,
- * and agent runs when runs are not resumed (AIRLOCK_RESUME_RUNS=false). Returns the settled rows.
+ * Settles INTERRUPTED every RUNNING agent run whose process is presumed gone (`ownerGone`), when
+ * runs are not resumed (AIRLOCK_RESUME_RUNS=false). MCP sessions belong to no process: their own
+ * sweep ends them (mcp-sessions.ts). Returns the settled rows.
  */
-export async function settleStaleRuns(db: Db, staleAfterMs: number, kinds: readonly RunKind[] = ['AGENT', 'MCP']): Promise<RunRow[]> {
-  if (kinds.length === 0) return [];
+export async function settleStaleRuns(db: Db, staleAfterMs: number): Promise<RunRow[]> {
   return db
     .updateTable('runs')
     .set(interruptedColumns('The server running this run stopped before it finished.'))
     .where('status', '=', 'RUNNING')
-    .where('kind', 'in', kinds)
+    .where('kind', '=', 'AGENT')
     .where(ownerGone(staleAfterMs))
     .returningAll()
     .execute();
