@@ -31,8 +31,11 @@ export type ResumePoint =
       readonly mode: ToolTurnMode;
       readonly done: readonly ToolResultSoFar[];
       readonly started: readonly string[];
-      /** Per call: refused because the run's budget of remote calls was spent (counted once, when the turn began). */
-      readonly remoteBudgetSpent: readonly boolean[];
+      /**
+       * Per call: refused because the run's budget of remote calls was spent (counted once, when
+       * the turn began); absent when the turn has not begun (a decision claimed, nothing run yet).
+       */
+      readonly remoteBudgetSpent?: readonly boolean[];
     };
 
 /** How a turn's calls run: as the model asked, after a person approved them, or refused after a denial. */

@@ -59,7 +59,7 @@ export interface RunRecorder<Run = unknown> {
    * Stores the step (after every step queued before it) and THROWS if that fails instead of
    * flagging: an approval decision that is not stored must stop the writes it would allow.
    */
-  recordRequiredStep(step: RunStep): Promise<void>;
+  recordRequiredStep(step: RunStep, resumeFrom?: ResumePoint): Promise<void>;
   /** Resolves when every queued step is written (or flagged) and published. */
   flushed(): Promise<void>;
   /** Stores the outcome once, after every step; a second call is refused (returns false) and logged. */
@@ -255,14 +255,14 @@ export function createRunRecorder<Run = unknown>(options: {
       repository.expedite?.();
       return published;
     },
-    async recordRequiredStep(step) {
+    async recordRequiredStep(step, resumeFrom) {
       repository.expedite?.();
       await published;
       sequence += 1;
       const full = toStoredStep(step);
       const filtered = filterStep(full, level);
       const stepProgress = advance(step);
-      const written = repository.insertStep(runId, sequence, filtered, stepLease(undefined));
+      const written = repository.insertStep(runId, sequence, filtered, stepLease(resumeFrom));
       repository.expedite?.();
       try {
         await written;

@@ -8,7 +8,7 @@ import { interruptedOutcomeError, type ResumePoint, type ToolResultSoFar, type T
 export interface TurnSoFar {
   readonly done: readonly ToolResultSoFar[];
   readonly started: readonly string[];
-  readonly remoteBudgetSpent: readonly boolean[];
+  readonly remoteBudgetSpent?: readonly boolean[];
 }
 
 /**

@@ -85,8 +85,8 @@ export async function claimDecision(
   runId: string,
   turnDigest: string,
   approved: boolean,
-  /** The lease the deciding process takes on the resumed run. */
-  lease?: { readonly owner: string; readonly ms: number },
+  /** The lease the deciding process takes on the resumed run, and the checkpoint it stores with the claim (made from the opened state). */
+  lease?: { readonly owner: string; readonly ms: number; checkpoint(suspended: SuspendedRun): string | null },
 ): Promise<ClaimedDecision> {
   const run = await visibleRun(deps.db, actor, runId);
   if (!run) throw new NotFoundError('Run', runId);
@@ -104,7 +104,7 @@ export async function claimDecision(
     }
     await assertApproverMayRun(deps, actor, suspended);
   }
-  const claimed = await claimSuspendedRun(deps.db, run.id, turnDigest, lease);
+  const claimed = await claimSuspendedRun(deps.db, run.id, turnDigest, lease && { owner: lease.owner, ms: lease.ms, checkpoint: lease.checkpoint(suspended) });
   if (!claimed) throw new ConflictError('Another approver decided this turn first.');
   const initiatorRow = claimed.user_id ? await findUserById(deps.db, claimed.user_id) : undefined;
   return { claimed, suspended, configuration, initiator: initiatorRow ? toActor(initiatorRow) : null };

@@ -1,6 +1,7 @@
 import type { SecretBox } from '../db/secret-box.ts';
 import type { LoopSettings } from '../runtime/loop.ts';
 import type { ResumePoint } from '../runtime/resume-point.ts';
+import type { RunStep } from '../runtime/run.ts';
 
 /**
  * What a durable run stores to be continued by another process, sealed with the secret box like the
@@ -10,10 +11,17 @@ import type { ResumePoint } from '../runtime/resume-point.ts';
  *
  * - `start`: nothing ran yet but the run row: the prompt, to start again from the beginning.
  * - `point`: a resume point of the loop, with the options it runs with (as a suspension stores them).
+ *   With `approval`: a decision was claimed (stored with the claim) but its APPROVAL step was not
+ *   stored yet: whoever continues the run stores it first, before any call of the turn runs.
  */
 export type RunCheckpoint =
   | { readonly start: { readonly prompt: string } }
-  | { readonly point: ResumePoint; readonly settings: LoopSettings; readonly allowList: readonly string[] | null };
+  | {
+      readonly point: ResumePoint;
+      readonly settings: LoopSettings;
+      readonly allowList: readonly string[] | null;
+      readonly approval?: Extract<RunStep, { kind: 'APPROVAL' }>;
+    };
 
 const sealContext = (runId: string) => `run:${runId}:checkpoint`;
 

@@ -445,8 +445,11 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
       afterSequence,
       ...(state ? { progress: { iterations: state.iterations, usage: state.usage } } : {}),
       ...('point' in checkpoint ? { context: { settings: checkpoint.settings, allowList: checkpoint.allowList } } : {}),
-      before: async () => {
-        if (claimed.cancel_requested_at === null) return true;
+      before: async (recorder) => {
+        if (claimed.cancel_requested_at === null) {
+          // A decision claimed by the process that died, its APPROVAL step not stored yet: stored first.
+          return 'point' in checkpoint && checkpoint.approval ? storeDecision(recorder, checkpoint.approval, checkpoint.point, telemetry, runLogger, claimed) : true;
+        }
         const settled = await runs.settleRun(
           db,
           claimed.id,
@@ -464,11 +467,38 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     });
   }
 
+  /**
+   * Stores a decision's APPROVAL step (with the turn's resume point) BEFORE any call of the turn
+   * runs; if it cannot be stored, nothing of the turn runs and the run fails. False = stop.
+   */
+  async function storeDecision(
+    recorder: RunRecorder<RunRow>,
+    step: RunStep,
+    point: ResumePoint,
+    telemetry: RunTelemetry,
+    runLogger: Logger,
+    run: RunRow,
+  ): Promise<boolean> {
+    try {
+      await recorder.recordRequiredStep(step, resumeRuns ? point : undefined);
+      return true;
+    } catch (error) {
+      if (recorder.leaseLost) return false;
+      runLogger.error({ err: error }, 'could not store the approval decision; the writes do not run');
+      const soFar = { ...failure(''), iterations: point.state.iterations, usage: point.state.usage };
+      const end = failure('The approval decision could not be stored, so the approved calls did not run.', soFar);
+      if (await recorder.settle(end)) telemetry.settled(end, run.created_at);
+      return false;
+    }
+  }
+
   /** Looks for runs whose process is gone; continues them (or settles them, when runs are not resumed). */
   async function claimOrphans(everyOtherOwner = false): Promise<number> {
     if (stopping) return 0;
     if (!resumeRuns) return 0;
     const claimed = await leases.claimOrphanedRuns(db, { owner, leaseMs, limit: CLAIM_BATCH, everyOtherOwner });
+    // At start, until every orphan is claimed; afterwards the next look takes the rest.
+    if (everyOtherOwner && claimed.length === CLAIM_BATCH) setImmediate(() => void claimOrphans(true).catch((error: unknown) => logger.warn({ err: error }, 'continuing the runs of the previous process failed')));
     for (const run of claimed) {
       const { handed_over: handedOver, ...row } = run;
       const reason: ResumeReason = handedOver ? 'HANDED_OVER' : everyOtherOwner ? 'RESTARTED' : 'LEASE_EXPIRED';
@@ -488,7 +518,38 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     },
 
     async decide(actor, runId, turnDigest, approved) {
-      const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved, { owner, ms: leaseMs });
+      const decidedAt = new Date().toISOString();
+      /** The decision as its APPROVAL step, and where the turn resumes from: stored with the claim for whoever continues the run. */
+      const decisionOf = (suspended: SuspendedRun) => ({
+        step: {
+          kind: 'APPROVAL',
+          round: suspended.suspension.round,
+          approverId: actor.id,
+          approverName: actor.name,
+          approved,
+          digest: turnDigest,
+          decidedAt,
+        } as const,
+        point: {
+          at: 'tools',
+          round: suspended.suspension.round,
+          state: approved ? suspended.suspension.state : { ...suspended.suspension.state, deniedTurns: (suspended.suspension.state.deniedTurns ?? 0) + 1 },
+          calls: suspended.suspension.calls,
+          mode: approved ? 'approved' : 'denied',
+          done: [],
+          started: [],
+        } as const,
+      });
+      const { claimed: run, suspended, configuration, initiator } = await claimDecision(services, actor, runId, turnDigest, approved, {
+        owner,
+        ms: leaseMs,
+        checkpoint: (opened) => {
+          if (!resumeRuns) return null;
+          const { step, point } = decisionOf(opened);
+          return sealCheckpoint(secrets, runId, { point, settings: opened.settings, allowList: opened.allowList, approval: step });
+        },
+      });
+      const { step: decisionStep, point: decisionPoint } = decisionOf(suspended);
       const runLogger = logger.child({ runId: run.id });
       const telemetry = observeRun(services.metrics, {
         runId: run.id,
@@ -499,16 +560,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         decision: { approved, digest: turnDigest },
       });
       // Published once the claim committed, before the resumed run's first step.
-      bus.publish({ type: 'decided', runId: run.id, digest: turnDigest, approved, decidedBy: { id: actor.id, name: actor.name }, run });
-      const decisionStep: RunStep = {
-        kind: 'APPROVAL',
-        round: suspended.suspension.round,
-        approverId: actor.id,
-        approverName: actor.name,
-        approved,
-        digest: turnDigest,
-        decidedAt: new Date().toISOString(),
-      };
+      bus.publish({ type: 'decided', runId: run.id, digest: turnDigest, approved, decidedBy: { id: actor.id, name: actor.name }, run: withoutCheckpoint(run) });
       drive({
         run,
         epoch: run.lease_epoch,
@@ -517,19 +569,7 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
         afterSequence: await runs.lastStepSequence(db, run.id),
         progress: { iterations: run.iterations, usage: { promptTokens: run.prompt_tokens, completionTokens: run.completion_tokens, cost: run.estimated_cost } },
         context: suspended,
-        before: async (recorder) => {
-          try {
-            // Stored BEFORE any write runs; if it cannot be stored, nothing of the turn runs.
-            await recorder.recordRequiredStep(decisionStep);
-            return true;
-          } catch (error) {
-            runLogger.error({ err: error }, 'could not store the approval decision; the writes do not run');
-            const soFar = { ...failure(''), iterations: suspended.suspension.state.iterations, usage: suspended.suspension.state.usage };
-            const end = failure('The approval decision could not be stored, so the approved calls did not run.', soFar);
-            if (await recorder.settle(end)) telemetry.settled(end, run.created_at);
-            return false;
-          }
-        },
+        before: (recorder) => storeDecision(recorder, decisionStep, decisionPoint, telemetry, runLogger, run),
         loop: (request) => resumeRun(services, { ...request, runId: run.id, configurationId: configuration.id, actor: initiator }, suspended, { approved }),
       });
       return run;
@@ -601,13 +641,15 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
 
   // Renew this process's leases (and stop the runs cancelled elsewhere or taken over after a pause).
   const heartbeat = setInterval(() => {
-    const held = [...active].map(([runId, entry]) => ({ runId, epoch: entry.epoch }));
+    const held = [...active].map(([runId, entry]) => ({ runId, epoch: entry.epoch, controller: entry.controller }));
     void leases
       .renewLeases(db, owner, held, leaseMs)
       .then(({ cancelled, lost }) => {
         cancelled.forEach(abortDriven);
-        if (lost.length > 0) logger.warn({ runs: lost }, 'runs taken over by another process while this one was away; stopping them here');
-        lost.forEach(abortDriven);
+        // Only the drive that held that lease: a run parked meanwhile may already be driven again under a new one.
+        const gone = held.filter((lease) => lost.includes(lease.runId) && active.get(lease.runId)?.controller === lease.controller);
+        if (gone.length > 0) logger.warn({ runs: gone.map((lease) => lease.runId) }, 'runs taken over by another process while this one was away; stopping them here');
+        for (const lease of gone) lease.controller.abort();
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'run heartbeat failed'));
   }, heartbeatMs);

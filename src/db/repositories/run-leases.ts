@@ -57,7 +57,9 @@ export async function claimOrphanedRuns(
     .select(['id', 'lease_owner as previous_owner'])
     .where('status', '=', 'RUNNING')
     .where('kind', '=', 'AGENT');
-  orphans = claim.everyOtherOwner ? orphans.where(sql<boolean>`lease_owner is distinct from ${claim.owner}`) : orphans.where(ownerGone(claim.leaseMs));
+  // A process never takes over its own runs: it drives them (a renewal that came late is not a death).
+  orphans = orphans.where(sql<boolean>`lease_owner is distinct from ${claim.owner}`);
+  if (!claim.everyOtherOwner) orphans = orphans.where(ownerGone(claim.leaseMs));
   return db
     .updateTable('runs')
     .from(orphans.orderBy('lease_expires_at').limit(claim.limit).forUpdate().skipLocked().as('orphan'))

@@ -462,7 +462,12 @@ export async function suspendRun(
  * exactly this digest, so of two concurrent approvers exactly one gets the row. With `lease`, the
  * deciding process owns the resumed run from now on (a new epoch).
  */
-export async function claimSuspendedRun(db: Db, id: string, digest: string, lease?: { readonly owner: string; readonly ms: number }): Promise<RunRow | undefined> {
+export async function claimSuspendedRun(
+  db: Db,
+  id: string,
+  digest: string,
+  lease?: { readonly owner: string; readonly ms: number; readonly checkpoint: string | null },
+): Promise<RunRow | undefined> {
   return db
     .updateTable('runs')
     .set({
@@ -471,7 +476,9 @@ export async function claimSuspendedRun(db: Db, id: string, digest: string, leas
       suspended_digest: null,
       heartbeat_at: sql`now()`,
       state_version: sql<number>`state_version + 1`,
-      ...(lease ? { lease_owner: lease.owner, lease_epoch: sql<number>`lease_epoch + 1`, lease_expires_at: leaseExpiry(lease.ms / 1000) } : {}),
+      ...(lease
+        ? { lease_owner: lease.owner, lease_epoch: sql<number>`lease_epoch + 1`, lease_expires_at: leaseExpiry(lease.ms / 1000), checkpoint: lease.checkpoint }
+        : {}),
     })
     .where('id', '=', id)
     .where('status', '=', 'WAITING_FOR_APPROVAL')
