@@ -199,6 +199,25 @@ describe('continueLoop', () => {
     expect(outcome).toMatchObject({ status: 'COMPLETED', iterations: 1, finalContent: 'Twenty.' });
   });
 
+  it('should make the call of a later round again: a resumed pass hands a call point with its first REQUEST', async () => {
+    const { handed } = await firstPass();
+    const resumed = loopInput([{ content: 'Done.' }], { tools: [tools().lookup], durable: true });
+    await continueLoop(resumed.input, handed[3]!.point!); // every call of round 1 recorded
+    const callPoint = resumed.handed.find((entry) => entry.step.kind === 'REQUEST')!.point!;
+    expect(callPoint).toMatchObject({ at: 'call', round: 2, state: { iterations: 1 } });
+
+    const again = loopInput([{ content: 'Done at last.' }], { tools: [tools().lookup], durable: true });
+    const outcome = await continueLoop(again.input, callPoint);
+    expect(again.requests).toHaveLength(1);
+    expect(again.requests[0]!.messages).toEqual(callPoint.state.messages);
+    expect(toolMessages(again.requests[0]!)).toEqual([
+      { toolCallId: 'c1_0', content: 'rows of a' },
+      { toolCallId: 'c1_1', content: 'rows of b' },
+    ]);
+    expect(shape(again.steps())).toEqual(['REQUEST:2', 'LLM:2']);
+    expect(outcome).toMatchObject({ status: 'COMPLETED', iterations: 2, finalContent: 'Done at last.' });
+  });
+
   it('should not ask for an answer it stored (answered point): the stored calls run and the run goes on with the next round', async () => {
     const { handed } = await firstPass();
     const point = handed[1]!.point!;
