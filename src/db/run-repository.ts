@@ -17,6 +17,12 @@ const leaseMovedOn = (error: unknown) => typeof error === 'object' && error !== 
 
 /** The storage of a run recorder: steps through the group-commit writer, the outcome and flags by row. */
 export function createRunRepository(db: Db, writer: RunWriter): RunRepository<RunRow> {
+  /** A refused settlement: settled already (exactly-once: null), or still open under another process's epoch (thrown). */
+  const refused = async (runId: string, epoch: number | undefined): Promise<null> => {
+    const [current] = epoch === undefined ? [] : await findRunsByIds(db, [runId]);
+    if (current?.status === 'RUNNING' && current.lease_epoch !== epoch) throw new LeaseLostError(runId);
+    return null;
+  };
   return {
     insertStep: (runId, sequence, step, lease) =>
       writer
@@ -33,15 +39,10 @@ export function createRunRepository(db: Db, writer: RunWriter): RunRepository<Ru
         estimatedCost: outcome.usage.cost,
         errorMessage: outcome.errorMessage,
       };
-      const settled = await settleRun(db, runId, settlement, epoch ?? null);
-      if (settled) return settled;
-      // Refused: settled already (exactly-once), or still open under another process's epoch.
-      const [current] = epoch === undefined ? [] : await findRunsByIds(db, [runId]);
-      if (current?.status === 'RUNNING' && current.lease_epoch !== epoch) throw new LeaseLostError(runId);
-      return null;
+      return (await settleRun(db, runId, settlement, epoch ?? null)) ?? refused(runId, epoch);
     },
-    settleWithoutOutcome: async (runId, outcome: RunOutcome, errorMessage) =>
-      (await settleRunWithoutOutcome(db, runId, { ...endOf(outcome), errorMessage })) ?? null,
+    settleWithoutOutcome: async (runId, outcome: RunOutcome, errorMessage, epoch) =>
+      (await settleRunWithoutOutcome(db, runId, { ...endOf(outcome), errorMessage }, epoch ?? null)) ?? refused(runId, epoch),
     markAuditIncomplete: (runId) => markAuditIncomplete(db, runId),
     expedite: () => writer.expedite(),
   };

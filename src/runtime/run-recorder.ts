@@ -34,7 +34,7 @@ export interface RunRepository<Run = unknown> {
    * When `settle` keeps failing: the same status and reason, no final answer, the totals of the
    * run's usage records, the audit flagged incomplete. Null when it was already settled.
    */
-  settleWithoutOutcome(runId: string, outcome: RunOutcome, errorMessage: string): Promise<Run | null>;
+  settleWithoutOutcome(runId: string, outcome: RunOutcome, errorMessage: string, epoch?: number): Promise<Run | null>;
   markAuditIncomplete(runId: string): Promise<void>;
   /** Optional: someone waits for the queued step writes, so they should go out soon (not at the end of a batching window). */
   expedite?(): void;
@@ -192,11 +192,12 @@ export function createRunRecorder<Run = unknown>(options: {
         if (attempt === 1) logger.error({ err: error, runId }, 'could not store the run outcome; storing its end without it');
       }
       try {
-        const run = await repository.settleWithoutOutcome(runId, outcome, OUTCOME_NOT_STORED);
+        const run = await repository.settleWithoutOutcome(runId, outcome, OUTCOME_NOT_STORED, lease?.epoch);
         auditIncomplete = true;
         flagged = true;
         return run;
       } catch (error) {
+        if (lost(error)) return undefined;
         if (attempt === 1) logger.error({ err: error, runId }, `could not store the end of the run; retrying every ${settleRetryIntervalMs} ms until the server stops`);
       }
       if (stopSignal?.aborted) return undefined;

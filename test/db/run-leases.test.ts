@@ -7,7 +7,7 @@ import type { Db, RunRow } from '../../src/db/database.ts';
 import { createRunWriter, type StepWrite, type UsageWrite } from '../../src/db/run-batch-writer.ts';
 import { createRunRepository } from '../../src/db/run-repository.ts';
 import { claimOrphanedRuns, LEASE_MOVED_ON, releaseLease, renewLeases, storeCheckpoint } from '../../src/db/repositories/run-leases.ts';
-import { findRunsByIds, insertRun, settleRun, type Settlement } from '../../src/db/repositories/runs.ts';
+import { findRunsByIds, insertRun, settleRun, settleRunWithoutOutcome, type Settlement } from '../../src/db/repositories/runs.ts';
 import type { RunOutcome } from '../../src/runtime/run.ts';
 import { LeaseLostError } from '../../src/runtime/run-recorder.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';
@@ -247,6 +247,19 @@ describe.each(TEST_DATABASES)('run leases on %s', (kind) => {
       for (const run of claimed) expect(run).toMatchObject({ lease_owner: 'instance-b', lease_epoch: 2, resume_count: 1 });
     });
 
+    it('should never claim a run of its own owner, lapsed or not (a renewal that came late is not a death)', async () => {
+      const own = await leasedRun('instance-a');
+      await lapse([own.id]);
+      expect(await claimOrphanedRuns(db, { owner: 'instance-a', leaseMs: LEASE_MS, limit: 100 })).toEqual([]);
+      expect((await claimOrphanedRuns(db, { owner: 'instance-b', leaseMs: LEASE_MS, limit: 100 })).map((run) => run.id)).toEqual([own.id]);
+    });
+
+    it('should not say handed over for a row without a lease whose heartbeat went stale', async () => {
+      const legacy = await leasedRun();
+      await db.updateTable('runs').set({ lease_owner: null, lease_expires_at: null, heartbeat_at: sql<Date>`now() - interval '1 hour'` }).where('id', '=', legacy.id).execute();
+      expect((await claimOrphanedRuns(db, { owner: 'instance-b', leaseMs: LEASE_MS, limit: 100 })).map((run) => [run.id, run.handed_over])).toEqual([[legacy.id, false]]);
+    });
+
     it('should claim at most the limit, the longest lapsed first', async () => {
       const [older, newer] = [await leasedRun(), await leasedRun()];
       await db.updateTable('runs').set({ lease_expires_at: sql<Date>`now() - interval '1 minute'` }).where('id', '=', older.id).execute();
@@ -343,6 +356,15 @@ describe.each(TEST_DATABASES)('run leases on %s', (kind) => {
       expect(await settleRun(db, run.id, SETTLEMENT, 2)).toMatchObject({ status: 'COMPLETED', checkpoint: null, lease_owner: null, lease_expires_at: null });
       // Without an epoch (a run that is not durable) settling stays exactly-once.
       expect(await settleRun(db, run.id, SETTLEMENT)).toBeUndefined();
+    });
+
+    it('should settle without the outcome only under the current epoch, and end the lease (the sealed checkpoint goes) with it', async () => {
+      const run = await leasedRun();
+      await moveOn(run.id);
+      const end = { status: 'FAILED', terminationReason: 'PROVIDER_FAILED', truncated: false, iterations: 0, errorMessage: 'not stored' } as const;
+      expect(await settleRunWithoutOutcome(db, run.id, end, 1)).toBeUndefined();
+      expect(await runOf(run.id)).toMatchObject({ status: 'RUNNING', checkpoint: 'sealed-start' });
+      expect(await settleRunWithoutOutcome(db, run.id, end, 2)).toMatchObject({ status: 'FAILED', checkpoint: null, lease_owner: null, lease_expires_at: null });
     });
   });
 });

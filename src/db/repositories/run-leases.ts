@@ -54,7 +54,7 @@ export async function claimOrphanedRuns(
 ): Promise<(RunRow & { handed_over: boolean })[]> {
   let orphans = db
     .selectFrom('runs')
-    .select(['id', 'lease_owner as previous_owner'])
+    .select(['id', 'lease_owner as previous_owner', 'lease_expires_at as previous_expiry'])
     .where('status', '=', 'RUNNING')
     .where('kind', '=', 'AGENT');
   // A process never takes over its own runs: it drives them (a renewal that came late is not a death).
@@ -73,8 +73,8 @@ export async function claimOrphanedRuns(
     })
     .whereRef('runs.id', '=', 'orphan.id')
     .returningAll('runs')
-    // A process that stopped gracefully gave its lease up (no owner): the run was handed over.
-    .returning(sql<boolean>`orphan.previous_owner is null`.as('handed_over'))
+    // A process that stopped gracefully gave its lease up (no owner, an expiry): the run was handed over.
+    .returning(sql<boolean>`orphan.previous_owner is null and orphan.previous_expiry is not null`.as('handed_over'))
     .execute();
 }
 

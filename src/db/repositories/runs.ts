@@ -252,6 +252,8 @@ export async function settleRunWithoutOutcome(
   db: Db,
   id: string,
   settlement: Pick<Settlement, 'status' | 'terminationReason' | 'truncated' | 'iterations' | 'errorMessage'>,
+  /** As for `settleRun`: refused when the run's lease moved on to another epoch. */
+  epoch: number | null = null,
 ): Promise<RunRow | undefined> {
   return db
     .updateTable('runs')
@@ -266,9 +268,11 @@ export async function settleRunWithoutOutcome(
       finished_at: sql`now()`,
       state_version: sql<number>`state_version + 1`,
       ...totalsFromUsageRecords,
+      ...LEASE_ENDED,
     })
     .where('id', '=', id)
     .where('status', 'in', ['RUNNING', 'WAITING_FOR_APPROVAL'])
+    .where(sql<boolean>`(${epoch}::integer is null or lease_epoch = ${epoch}::integer)`)
     .returningAll()
     .executeTakeFirst();
 }
