@@ -52,6 +52,10 @@ type Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": typeof types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": typeof types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": typeof types.ConsoleUsageByDayDocument,
+    "\n  mutation ChaosStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.ChaosStartRunDocument,
+    "\n  query ChaosPending { pendingApprovals { run { id } turnDigest } }\n": typeof types.ChaosPendingDocument,
+    "\n  mutation ChaosApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n": typeof types.ChaosApproveDocument,
+    "\n  query ChaosRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason resumeCount finishedAt\n      steps(first: 100) { edges { node { sequence kind toolName toolIsError outcomeUnknown toolCallId } } }\n    }\n  }\n": typeof types.ChaosRunDocument,
     "\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": typeof types.ForgedCreateUserDocument,
     "\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": typeof types.ForgedStartRunDocument,
     "\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": typeof types.ForgedCancelRunDocument,
@@ -244,6 +248,10 @@ const documents: Documents = {
     "\n  mutation ConsoleRotateToken($userId: ID!) {\n    rotateToken(userId: $userId) { __typename ... on CreateUserPayload { token user { id name } } ... on Error { message } }\n  }\n": types.ConsoleRotateTokenDocument,
     "\n  mutation ConsoleSetUserActive($userId: ID!, $active: Boolean!) {\n    setUserActive(userId: $userId, active: $active) { __typename ... on User { id active } ... on Error { message } }\n  }\n": types.ConsoleSetUserActiveDocument,
     "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n": types.ConsoleUsageByDayDocument,
+    "\n  mutation ChaosStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.ChaosStartRunDocument,
+    "\n  query ChaosPending { pendingApprovals { run { id } turnDigest } }\n": types.ChaosPendingDocument,
+    "\n  mutation ChaosApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n": types.ChaosApproveDocument,
+    "\n  query ChaosRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason resumeCount finishedAt\n      steps(first: 100) { edges { node { sequence kind toolName toolIsError outcomeUnknown toolCallId } } }\n    }\n  }\n": types.ChaosRunDocument,
     "\n  mutation ForgedCreateUser($name: String!) { createUser(input: { name: $name }) { __typename ... on CreateUserPayload { token user { id } } } }\n": types.ForgedCreateUserDocument,
     "\n  mutation ForgedStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n": types.ForgedStartRunDocument,
     "\n  mutation ForgedCancelRun($id: ID!) { cancelRun(id: $id) { __typename ... on Run { id status } } }\n": types.ForgedCancelRunDocument,
@@ -564,6 +572,22 @@ export function graphql(source: "\n  mutation ConsoleSetUserActive($userId: ID!,
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"): (typeof documents)["\n  query ConsoleUsageByDay($from: DateTime!, $to: DateTime!) {\n    usageSummary(from: $from, to: $to, groupBy: [DAY]) { day requests promptTokens completionTokens cost }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ChaosStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ChaosStartRun($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ChaosPending { pendingApprovals { run { id } turnDigest } }\n"): (typeof documents)["\n  query ChaosPending { pendingApprovals { run { id } turnDigest } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ChaosApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n"): (typeof documents)["\n  mutation ChaosApprove($id: ID!, $digest: String!) { approveRun(id: $id, turnDigest: $digest, approved: true) { __typename ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ChaosRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason resumeCount finishedAt\n      steps(first: 100) { edges { node { sequence kind toolName toolIsError outcomeUnknown toolCallId } } }\n    }\n  }\n"): (typeof documents)["\n  query ChaosRun($id: ID!) {\n    run(id: $id) {\n      status terminationReason resumeCount finishedAt\n      steps(first: 100) { edges { node { sequence kind toolName toolIsError outcomeUnknown toolCallId } } }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
