@@ -3,7 +3,7 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, mcp, footprint
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, mcp, footprint, durable
  *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dropAllPrivateDatabases } from '../lib/airlock.ts';
 import { REPO_ROOT, stopAllChildren } from '../lib/children.ts';
 import { progressDone } from '../lib/progress.ts';
 import type { TargetCheck } from '../lib/targets.ts';
@@ -25,12 +26,13 @@ import { runMemory } from '../workloads/memory.ts';
 import { runMicro } from '../workloads/micro.ts';
 import { runPersistence } from '../workloads/persistence.ts';
 import { runTracing } from '../workloads/tracing.ts';
+import { durableTargets, runDurable } from '../workloads/durable.ts';
 import { footprintTargets, runFootprint } from '../workloads/footprint.ts';
 import { runMcp, type McpResult } from '../workloads/mcp.ts';
 import { fmt, fmtRatio, ratio } from '../lib/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,mcp,footprint').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,mcp,footprint,durable').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -182,6 +184,14 @@ async function main(): Promise<void> {
     return { table: result.table, targets: footprintTargets(result), result };
   });
 
+  await attempt('durable', 'Durable runs — resume after a SIGKILL (lease expiry → first step on another instance) and the checkpoint\'s cost', async () => {
+    const result = await runDurable({
+      resume: { runs: quick ? 10 : 30, k: 6, latencyMs: 400, leaseMs: 3_000 },
+      cost: { runs: quick ? 40 : 200, k: 3, concurrency: 8, repetitions: quick ? 3 : 5, warmUpRuns: quick ? 40 : 300 },
+    });
+    return { table: result.table, targets: durableTargets(result), result };
+  });
+
   const latest = {
     date: startedAt.toISOString(),
     durationSeconds: (Date.now() - startedAt.getTime()) / 1000,
@@ -235,6 +245,7 @@ function agentTargets(result: Awaited<ReturnType<typeof runAgentRuns>>): TargetC
 
 const cleanup = async () => {
   await stopAllChildren();
+  await dropAllPrivateDatabases();
 };
 process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));

@@ -39,17 +39,39 @@ export async function postgresAvailable(): Promise<boolean> {
   }
 }
 
+/** PostgreSQL backends serving `databaseName` (none for null), for the database's share of the CPU. */
+export async function backendPids(databaseName: string | null): Promise<number[]> {
+  if (!databaseName) return [];
+  return withAdmin(async (client) => {
+    const { rows } = await client.query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
+      [databaseName],
+    );
+    return rows.map((row) => row.pid);
+  });
+}
+
+/** Private databases created and not dropped yet: an interrupted benchmark drops them on its way out. */
+const created = new Set<string>();
+
+const dropDatabase = async (name: string) => {
+  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  created.delete(name);
+};
+
 /** A new empty database on the bench PostgreSQL server; `drop` removes it (forcing connections off). */
 export async function createPrivateDatabase(): Promise<PrivateDatabase> {
   const name = `airlock_bench_${randomBytes(6).toString('hex')}`;
   await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  created.add(name);
   const url = new URL(BENCH_POSTGRES_URL);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
-  };
+  return { url: url.toString(), name, drop: () => dropDatabase(name) };
+}
+
+/** Drops every private database still there (the harness's exit paths, after its children stopped). */
+export async function dropAllPrivateDatabases(): Promise<void> {
+  await Promise.all([...created].map((name) => dropDatabase(name).catch(() => undefined)));
 }
 
 export interface AirlockUnderTest {

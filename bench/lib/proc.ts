@@ -16,6 +16,16 @@ export function cpuMs(pid: number): number | null {
   }
 }
 
+/** `cpuMs` of each pid that can be read, by pid. */
+export function cpuMsByPid(pids: readonly number[]): Map<number, number> {
+  return new Map(
+    pids.flatMap((pid) => {
+      const value = cpuMs(pid);
+      return value === null ? [] : [[pid, value] as [number, number]];
+    }),
+  );
+}
+
 function statusKb(pid: number, field: string): number | null {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -8,9 +8,9 @@
  * 2 rows per provider call (REQUEST, LLM) and one per tool call on top.
  */
 import type { BatchRequest, BatchResult } from '../bin/agent-driver.ts';
-import { type AirlockUnderTest, BENCH_POSTGRES_URL, postgresAvailable, startAirlock, type DbKind } from '../lib/airlock.ts';
+import { type AirlockUnderTest, backendPids, postgresAvailable, startAirlock, type DbKind } from '../lib/airlock.ts';
 import { startDriver, startServer, type Driver, type ServerProcess } from '../lib/children.ts';
-import { cpuMs, peakRssBytes } from '../lib/proc.ts';
+import { cpuMs, cpuMsByPid, peakRssBytes } from '../lib/proc.ts';
 import { progress, progressDone } from '../lib/progress.ts';
 import { fmt, fmtRatio, median, quantile, ratio, renderTable } from '../lib/stats.ts';
 
@@ -72,30 +72,6 @@ interface Target {
   /** The process whose CPU is the runtime's (Airlock: the server; others: the driver). */
   readonly agentPid: number;
   readonly airlock?: AirlockUnderTest;
-}
-
-/** PostgreSQL backends serving the benchmark database, for the database's share of the CPU. */
-async function backendPids(airlock: AirlockUnderTest | undefined): Promise<number[]> {
-  if (!airlock?.databaseName) return [];
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
-      [airlock.databaseName],
-    );
-    return rows.map((row) => row.pid);
-  } finally {
-    await client.end();
-  }
-}
-
-function cpuOf(pids: readonly number[]): Map<number, number> {
-  return new Map(pids.flatMap((pid) => {
-    const value = cpuMs(pid);
-    return value === null ? [] : [[pid, value] as [number, number]];
-  }));
 }
 
 export async function runAgentRuns(options: AgentRunsOptions): Promise<AgentRunsResult> {
@@ -160,11 +136,11 @@ export async function runAgentRuns(options: AgentRunsOptions): Promise<AgentRuns
         for (const target of order) {
           done += 1;
           progress(`[agent runs] rep ${repetition + 1}/${options.repetitions} · c=${concurrency} · ${LABEL[target.variant]} · ${done}/${total} batches`);
-          const pids = await backendPids(target.airlock);
-          const before = { agent: cpuMs(target.agentPid), client: cpuMs(target.driver.pid), db: cpuOf(pids) };
+          const pids = await backendPids(target.airlock?.databaseName ?? null);
+          const before = { agent: cpuMs(target.agentPid), client: cpuMs(target.driver.pid), db: cpuMsByPid(pids) };
           const result = await target.driver.request<BatchResult>(request(target, options.runs, concurrency));
           // Backends born during the batch (the pool grows, or reconnects after its idle timeout) count in full.
-          const after = { agent: cpuMs(target.agentPid), client: cpuMs(target.driver.pid), db: cpuOf(await backendPids(target.airlock)) };
+          const after = { agent: cpuMs(target.agentPid), client: cpuMs(target.driver.pid), db: cpuMsByPid(await backendPids(target.airlock?.databaseName ?? null)) };
           const steps = result.steps;
           const isAirlock = target.airlock !== undefined;
           const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) / steps);

@@ -6,10 +6,9 @@
  * The receiver counts the spans it got, so a tracing run that exported nothing does not pass as cheap.
  */
 import { createServer } from 'node:http';
-import type { BatchRequest, BatchResult } from '../bin/agent-driver.ts';
+import { measureAgentVariants } from '../lib/agent-variants.ts';
 import { postgresAvailable, startAirlock, type AirlockUnderTest, type DbKind } from '../lib/airlock.ts';
 import { startDriver, startServer } from '../lib/children.ts';
-import { cpuMs } from '../lib/proc.ts';
 import { progress, progressDone } from '../lib/progress.ts';
 import { fmt, fmtRatio, median, ratio, renderTable } from '../lib/stats.ts';
 
@@ -82,43 +81,34 @@ export async function runTracing(options: TracingOptions): Promise<TracingResult
     stops.push(() => servers.off.stop(), () => servers.on.stop());
     const driver = await startDriver('bench/bin/agent-driver.ts');
     stops.push(() => driver.stop());
-    const batch = (variant: Variant, runs: number) => {
-      const airlock = servers[variant];
-      const request: BatchRequest & { type: string } = {
-        type: 'batch',
-        variant: 'airlock',
-        runs,
-        concurrency: options.concurrency,
-        k: options.k,
-        fakeBaseUrl,
-        airlock: { wsUrl: airlock.wsUrl, token: airlock.userToken, configurationId: airlock.configurationId },
-      };
-      return driver.request<BatchResult>(request);
-    };
-    for (const variant of ['off', 'on'] as const) {
-      step(`warm-up, tracing ${variant} (${options.warmUpRuns} runs)`);
-      await batch(variant, options.warmUpRuns);
-    }
-    const samples: Sample[] = [];
-    for (let repetition = 0; repetition < options.repetitions; repetition++) {
-      const order: Variant[] = repetition % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
-      for (const variant of order) {
-        step(`repetition ${repetition + 1}/${options.repetitions}, tracing ${variant}: ${options.runs} runs at c = ${options.concurrency}`);
-        const pid = servers[variant].server.pid;
+    const measured = await measureAgentVariants({
+      variants: [
+        { name: 'off', airlock: servers.off },
+        { name: 'on', airlock: servers.on },
+      ],
+      driver,
+      fakeBaseUrl,
+      k: options.k,
+      runs: options.runs,
+      concurrency: options.concurrency,
+      repetitions: options.repetitions,
+      warmUpRuns: options.warmUpRuns,
+      label: 'tracing',
+      around: (variant) => {
         const spansBefore = receiver.spans();
-        const cpuBefore = cpuMs(pid);
-        const result = await batch(variant, options.runs);
-        const cpuAfter = cpuMs(pid);
-        // Spans leave in batches (every 5 s): wait for this repetition's before counting them.
-        if (variant === 'on') await new Promise((resolve) => setTimeout(resolve, 5_500));
-        samples.push({
-          variant,
-          wallMsPerStep: result.wallMs / result.steps,
-          cpuMsPerStep: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.steps,
-          spansPerRun: (receiver.spans() - spansBefore) / options.runs,
-        });
-      }
-    }
+        return async () => {
+          // Spans leave in batches (every 5 s): wait for this repetition's before counting them.
+          if (variant === 'on') await new Promise((resolve) => setTimeout(resolve, 5_500));
+          return (receiver.spans() - spansBefore) / options.runs;
+        };
+      },
+    });
+    const samples: Sample[] = measured.map((sample) => ({
+      variant: sample.variant,
+      wallMsPerStep: sample.wallMs / sample.providerCalls,
+      cpuMsPerStep: sample.serverCpuMs === null ? null : sample.serverCpuMs / sample.providerCalls,
+      spansPerRun: sample.extra ?? 0,
+    }));
     progressDone();
     return summarise(kind, options, samples);
   } finally {
