@@ -53,12 +53,17 @@ export function createScriptedProvider(settings: unknown): LlmProvider {
   };
 }
 
+/** Waits `ms` unless `signal` aborts first; the abort listener goes with the wait (a run's signal serves many calls). */
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const aborted = () => {
       clearTimeout(timer);
       reject(signal.reason);
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', aborted, { once: true });
   });
 }
