@@ -187,7 +187,7 @@ async function main(): Promise<void> {
   await attempt('durable', 'Durable runs — resume after a SIGKILL (lease expiry → first step on another instance) and the checkpoint\'s cost', async () => {
     const result = await runDurable({
       resume: { runs: quick ? 10 : 30, k: 6, latencyMs: 400, leaseMs: 3_000 },
-      cost: { runs: quick ? 40 : 200, k: 3, concurrency: 8, repetitions: quick ? 3 : 5, warmUpRuns: quick ? 40 : 300 },
+      cost: { runs: quick ? 40 : 100, k: 3, concurrency: 8, repetitions: quick ? 4 : 10, warmUpRuns: quick ? 40 : 300 },
     });
     return { table: result.table, targets: durableTargets(result), result };
   });

@@ -1,9 +1,10 @@
 /**
  * Workload 1's agent runs (K tool rounds, `runAgent` over graphql-ws from `bin/agent-driver.ts`, c
  * workers) on several Airlock servers that differ only in their environment: every server warmed up
- * alike, then measured in interleaved repetitions (the order rotates every repetition, so no variant
- * always follows the same other one), the server's CPU read from /proc around each batch. Workload
- * 8 (tracing off / on) and the durable workload (checkpoints on / off) are this, with one variable.
+ * alike, then measured in interleaved repetitions (by default the order rotates every repetition,
+ * so no variant always follows the same other one), the server's CPU read from /proc around each
+ * batch. Workload 8 (tracing off / on) and the durable workload (checkpoints on / off) are this,
+ * with one variable.
  */
 import type { BatchRequest, BatchResult } from '../bin/agent-driver.ts';
 import { backendPids, type AirlockUnderTest } from './airlock.ts';
@@ -30,6 +31,8 @@ export interface AgentVariantsOptions<V extends string, E> {
   readonly label: string;
   /** Also read the CPU of the PostgreSQL backends serving each server's database (not the server's CPU). */
   readonly databaseCpu?: boolean;
+  /** The order of the batches of one repetition (default: the variants rotated by one every repetition). */
+  readonly order?: (repetition: number) => readonly V[];
   /** Started before each measured batch; what it resolves with after the batch is kept with the sample. */
   readonly around?: (variant: V) => () => Promise<E>;
 }
@@ -71,7 +74,9 @@ export async function measureAgentVariants<V extends string, E = undefined>(opti
   const samples: AgentBatchSample<V, E>[] = [];
   const count = options.variants.length;
   for (let repetition = 0; repetition < options.repetitions; repetition++) {
-    const order = options.variants.map((_, index) => options.variants[(index + repetition) % count]!);
+    const order = options.order
+      ? options.order(repetition).map((name) => options.variants.find((variant) => variant.name === name)!)
+      : options.variants.map((_, index) => options.variants[(index + repetition) % count]!);
     for (const { name, airlock } of order) {
       progress(`[${options.label}] repetition ${repetition + 1}/${options.repetitions}, ${name}: ${options.runs} runs at c = ${options.concurrency}`);
       const finish = options.around?.(name);
