@@ -17,7 +17,8 @@ export interface TurnSoFar {
  * Every call, refusals included, passes the one seam that bounds what the model receives.
  *
  * Durable runs: a call that must not run twice (a write, which needed approval) is recorded as
- * started, and that record is STORED before it runs. A turn taken over (`soFar`) does not run its
+ * started, and that record is STORED before it runs; its result, and the turn's last, carry a
+ * resume point. A turn taken over (`soFar`) does not run its
  * recorded calls again, runs its read calls again, and never runs a started write again: the model
  * receives the exact interrupted-outcome error and the TOOL step says `outcomeUnknown`.
  */
@@ -67,6 +68,8 @@ export async function runToolCalls(session: Session, round: number, calls: reado
     }),
   );
   const results: ToolResultSoFar[] = [...done.values()];
+  /** The last call this pass records: its step completes the turn. */
+  const lastRecorded = calls.findLastIndex((call) => !done.has(call.id));
   for (const [index, call] of calls.entries()) {
     const recorded = done.get(call.id);
     if (recorded) {
@@ -76,8 +79,11 @@ export async function runToolCalls(session: Session, round: number, calls: reado
     const outcome = outcomes[index]!;
     session.messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: outcome.content, isError: outcome.isError });
     results.push({ callId: call.id, content: outcome.content, isError: outcome.isError });
+    // A point with the turn's last result, and with the result of each call that must not run twice
+    // (a read recorded in between is simply run again: a point costs the whole transcript sealed).
     // A result of a cancelled call is stored for the audit, but no process resumes from it.
-    const point = durable(session) && !input.signal.aborted ? pointWith([...results], startedIds) : undefined;
+    const pointHere = index === lastRecorded || startedIds.includes(call.id);
+    const point = pointHere && durable(session) && !input.signal.aborted ? pointWith([...results], startedIds) : undefined;
     await input.onStep(
       {
         kind: 'TOOL',

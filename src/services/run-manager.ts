@@ -497,8 +497,8 @@ export function createRunManager(services: RunManagerDeps, options: RunManagerOp
     if (stopping) return 0;
     if (!resumeRuns) return 0;
     const claimed = await leases.claimOrphanedRuns(db, { owner, leaseMs, limit: CLAIM_BATCH, everyOtherOwner });
-    // At start, until every orphan is claimed; afterwards the next look takes the rest.
-    if (everyOtherOwner && claimed.length === CLAIM_BATCH) setImmediate(() => void claimOrphans(true).catch((error: unknown) => logger.warn({ err: error }, 'continuing the runs of the previous process failed')));
+    // A full batch: look again at once, until every orphan is claimed (other instances claim beside this one: SKIP LOCKED).
+    if (claimed.length === CLAIM_BATCH) setImmediate(() => void claimOrphans(everyOtherOwner).catch((error: unknown) => logger.warn({ err: error }, 'continuing runs whose process is gone failed')));
     for (const run of claimed) {
       const { handed_over: handedOver, ...row } = run;
       const reason: ResumeReason = handedOver ? 'HANDED_OVER' : everyOtherOwner ? 'RESTARTED' : 'LEASE_EXPIRED';

@@ -40,11 +40,13 @@ describe.each(TEST_DATABASES)('crash settlement on %s', (kind) => {
   const children: ChildProcess[] = [];
   afterAll(() => children.forEach((child) => child.exitCode === null && child.kill('SIGKILL')));
 
-  it('should settle a run left RUNNING by a killed process as INTERRUPTED, with its stored steps intact', async () => {
+  // Runs that are continued after a crash are the chaos suite's (test/chaos); this is the behaviour kept for AIRLOCK_RESUME_RUNS=false.
+  it('should settle a run left RUNNING by a killed process as INTERRUPTED when runs are not resumed, with its stored steps intact', async () => {
     const database = await createTestDatabase(kind, { persistent: true });
+    const notResumed = { AIRLOCK_RESUME_RUNS: 'false', AIRLOCK_RUN_LEASE_MS: '1000' };
     const env: Record<string, string> = database.databaseUrl
-      ? { DATABASE_URL: database.databaseUrl, AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64') }
-      : { AIRLOCK_DATA_DIR: database.dataDir! };
+      ? { DATABASE_URL: database.databaseUrl, AIRLOCK_MASTER_KEY: randomBytes(32).toString('base64'), ...notResumed }
+      : { AIRLOCK_DATA_DIR: database.dataDir!, ...notResumed };
     try {
       const first = await startServer(env);
       children.push(first.child);
