@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { CHROMIUM, launchChromium, SCREENSHOT_DIR } from '../helpers/browser.ts';
 import { scriptedConfiguration } from '../helpers/runs.ts';
+import { insertRun } from '../../src/db/repositories/runs.ts';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { UNKNOWN_ARTIFACT, XSS } from '../fixtures/tool-modules/console.ts';
 
@@ -357,6 +359,37 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
       expect(violations).toEqual([]);
     } finally {
       await mcp.close();
+      await context.close();
+    }
+  }, 60_000);
+
+  it('a write interrupted by its server’s death is shown as of unknown outcome, not as a plain error', async () => {
+    const runId = randomUUID();
+    await insertRun(t.app.services.db, { id: runId, configuration_id: null, user_id: null, status: 'COMPLETED', prompt: null, privacy_level: 'FULL', tool_selection: null });
+    const interrupted = 'Error: tool "console_note" was interrupted: outcome unknown. Check before trying again.';
+    await t.app.services.db
+      .insertInto('run_steps')
+      .values({
+        run_id: runId,
+        sequence: 1,
+        kind: 'TOOL',
+        round: 1,
+        duration_ms: 0,
+        payload: JSON.stringify({ kind: 'TOOL', round: 1, durationMs: 0, toolName: 'console_note', toolCallId: 'call_0_0', toolResult: interrupted, toolIsError: true, outcomeUnknown: true, contentRedacted: false }),
+        epoch: null,
+      })
+      .execute();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const { page } = await guardedPage(context);
+      await signIn(page, base, t.adminToken);
+      await page.goto(`${base}/dashboard#/runs/${encodeURIComponent(Buffer.from(`Run:${runId}`).toString('base64'))}`);
+      const step = page.locator('.step-tool');
+      await step.waitFor();
+      expect(await step.textContent()).toMatch(/outcome unknown: it was running when its server stopped, and was not run again/);
+      expect(await step.textContent()).not.toMatch(/returned an error/);
+      expect(await step.locator('.tool-result').textContent()).toBe(interrupted);
+    } finally {
       await context.close();
     }
   }, 60_000);

@@ -62,13 +62,14 @@ export const RUN_EVENTS = graphql(`
         step {
           sequence kind round content thinking contentRedacted contentLength finishReason durationMs
           messagesSent messagesSentCount requestedToolCalls requestedToolNames
-          toolName toolCallId toolArguments toolResult toolIsError toolResultLength toolArtifactsCount toolArtifactTypes
+          toolName toolCallId toolArguments toolResult toolIsError outcomeUnknown toolResultLength toolArtifactsCount toolArtifactTypes
           usage { promptTokens completionTokens cost }
           approval { approved approverName decidedAt }
           artifacts { __typename ... on TableArtifact { label columns rows } ... on TextArtifact { label text } ... on UnknownArtifact { type label data } }
         }
       }
       ... on RunSuspendedEvent { run { id status } turnDigest pendingCalls { id name arguments preview } }
+      ... on RunResumedEvent { run { id status resumeCount } fromSequence reason }
       ... on RunFinishedEvent {
         run { id status finishedAt terminationReason truncated iterations finalContent errorMessage usage { promptTokens completionTokens totalTokens estimatedCost } }
       }

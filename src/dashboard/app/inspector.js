@@ -60,7 +60,9 @@ function Step({ step, level }) {
     `;
   } else if (step.kind === 'TOOL') {
     body = html`
-      <p>Tool <code>${step.toolName ?? '?'}</code>${step.toolIsError ? html` <strong class="error-text">returned an error</strong>` : null}</p>
+      <p>Tool <code>${step.toolName ?? '?'}</code>${step.outcomeUnknown
+        ? html` <strong class="error-text">outcome unknown</strong>: it was running when its server stopped, and was not run again`
+        : step.toolIsError ? html` <strong class="error-text">returned an error</strong>` : null}</p>
       ${step.toolArguments !== null && step.toolArguments !== undefined ? html`<details><summary>Arguments</summary><pre>${pretty(step.toolArguments)}</pre></details>` : null}
       ${step.toolResult !== null && step.toolResult !== undefined
         ? html`<h4>What the model received</h4><pre class="tool-result">${step.toolResult}</pre>`
@@ -96,6 +98,12 @@ export function InspectorPage({ session, viewer, runId }) {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState(null);
   const [missing, setMissing] = useState(false);
+  /** What a RunResumedEvent's reason means for an operator watching the run. */
+  const RESUMED = {
+    LEASE_EXPIRED: 'The server running this run stopped answering, and another took it over',
+    HANDED_OVER: 'The server running this run was stopped, and handed it over to another',
+    RESTARTED: 'The server was restarted and continued this run',
+  };
 
   useEffect(() => {
     session.request(RUN, { id: runId }).then(
@@ -116,6 +124,7 @@ export function InspectorPage({ session, viewer, runId }) {
         } else {
           setRun((current) => ({ ...(current ?? {}), ...event.run }));
           if (event.__typename === 'RunFinishedEvent') setSuspended(null);
+          if (event.__typename === 'RunResumedEvent') setNotice(`${RESUMED[event.reason] ?? 'Taken over by another server'}; it goes on from step ${event.fromSequence}.`);
         }
       },
       (e) => setError(e.message),
