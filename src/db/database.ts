@@ -200,6 +200,15 @@ export interface RunsTable {
   checkpoint: string | null;
   /** How many times another process took this run over. */
   resume_count: Generated<number>;
+  /** The budget reservation of the provider call in flight (budget-counters.ts); null when none. */
+  budget_reservation: Json<StoredReservation | null> | null;
+}
+
+/** A provider call's reservation on budget counters, as a run row holds it (dates as ISO strings). */
+export interface StoredReservation {
+  readonly id: string;
+  readonly keys: readonly { readonly budgetId: string; readonly periodStart: string }[];
+  readonly plannedCost: number;
 }
 
 export interface RunStepsTable {

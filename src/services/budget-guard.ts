@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetRow, Db } from '../db/database.ts';
 import type { RunWriter } from '../db/run-batch-writer.ts';
-import { addToCounters, existingCounters, reserveOnCounters, seedCounter, type CounterKey, type LockedCounter } from '../db/repositories/budget-counters.ts';
+import { addToCounters, endHeldReservation, existingCounters, reserveOnCounters, seedCounter, type CounterKey, type LockedCounter } from '../db/repositories/budget-counters.ts';
 import { findBudgetsOf } from '../db/repositories/usage.ts';
 import { checkBudgets, periodStart, type ApplicableBudget, type BudgetDenial } from '../runtime/budget.ts';
 import type { Logger } from '../logger.ts';
@@ -39,8 +39,9 @@ export interface BudgetSubject {
  * - a call that never answered (provider failure, cancellation) keeps its request in the counter
  *   (a request that reached the provider counts: it may be billed) and gives its planned cost
  *   back; it has no usage record, so the counter may count more requests than the usage records.
- *   A process that dies mid-call leaves the planned cost reserved until the period ends (the
- *   error is on the safe side).
+ *   The reservation is also written on the run's row (same transaction): when a process dies
+ *   mid-call, the process that takes the run over gives that planned cost back once before the
+ *   call is made again (durable runs), so the call is counted once; its request stays counted.
  *
  * Which budgets and limits apply:
  * - the budgets of the run (user and configuration, day and month) are read once per run (with
@@ -82,8 +83,16 @@ export function createBudgetGuard(
   let recorded: Promise<void> = Promise.resolve();
   let corrected: Promise<void> = Promise.resolve();
   let recordFailure: { error: unknown } | null = null;
-  /** The reservation of the call in flight: corrected by `record`, or released. */
-  let reserved: { readonly keys: CounterKey[]; readonly plannedCost: number } | null = null;
+  /**
+   * The reservation of the call in flight: corrected by `record`, or released. `held`: it is on the
+   * run's row too (a run that has one), so it is ended there, once, whoever ends it.
+   */
+  let reserved: { readonly id: string; readonly keys: CounterKey[]; readonly plannedCost: number; readonly held: boolean } | null = null;
+  /** Replaces the reservation's planned cost with `usage` (none: gives it back). */
+  const end = (reservation: NonNullable<typeof reserved>, usage?: { tokens: number; cost: number }) =>
+    reservation.held
+      ? endHeldReservation(db, subject.runId, reservation, usage)
+      : addToCounters(db, reservation.keys, { tokens: usage?.tokens ?? 0, cost: (usage?.cost ?? 0) - reservation.plannedCost });
   /** Counters this run knows exist (checked, or seeded), so each is looked for once. */
   const known = new Set<string>();
 
@@ -96,7 +105,7 @@ export function createBudgetGuard(
     const reservation = reserved;
     reserved = null;
     if (!reservation) return;
-    await addToCounters(db, reservation.keys, { tokens: 0, cost: -reservation.plannedCost });
+    await end(reservation);
   };
 
   /** Creates the counters of this period that do not exist yet, from the period's usage records. */
@@ -127,11 +136,18 @@ export function createBudgetGuard(
       const keys = rows.map((budget) => ({ budgetId: budget.id, periodStart: periodStart(budget.period, at) }));
       await ensureCounters(rows, keys);
       const decision: { denial: BudgetDenial | null } = { denial: null };
-      const reservedNow = await reserveOnCounters(db, keys, plannedCost, (locked) => {
-        decision.denial = checkBudgets(locked.map(applicable), plannedCost);
-        return decision.denial === null;
-      });
-      if (reservedNow) reserved = { keys, plannedCost };
+      const id = randomUUID();
+      const outcome = await reserveOnCounters(
+        db,
+        keys,
+        plannedCost,
+        (locked) => {
+          decision.denial = checkBudgets(locked.map(applicable), plannedCost);
+          return decision.denial === null;
+        },
+        { runId: subject.runId, reservationId: id },
+      );
+      if (outcome.reserved) reserved = { id, keys, plannedCost, held: outcome.heldByRun };
       return decision.denial;
     },
     async record(usage) {
@@ -153,10 +169,7 @@ export function createBudgetGuard(
       const reservation = reserved;
       reserved = null;
       if (!reservation) return;
-      corrected = addToCounters(db, reservation.keys, {
-        tokens: usage.promptTokens + usage.completionTokens,
-        cost: usage.cost - reservation.plannedCost,
-      }).catch((error: unknown) => {
+      corrected = end(reservation, { tokens: usage.promptTokens + usage.completionTokens, cost: usage.cost }).catch((error: unknown) => {
         logger.error({ err: error, runId: subject.runId }, 'could not count the usage of a provider call against its budgets; the run stops before its next call');
         recordFailure = { error };
       });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { BudgetCounterRow, BudgetRow, Db } from '../database.ts';
+import type { BudgetCounterRow, BudgetRow, Db, StoredReservation } from '../database.ts';
 import { usageSince } from './usage.ts';
 
 /** One budget's counter for one period. */
@@ -63,8 +63,10 @@ export async function reserveOnCounters(
   keys: readonly CounterKey[],
   plannedCost: number,
   allows: (locked: readonly LockedCounter[]) => boolean,
-): Promise<boolean> {
-  if (keys.length === 0) return allows([]);
+  /** The run whose call this is: the reservation is written on its row in the same transaction. */
+  holder?: { readonly runId: string; readonly reservationId: string },
+): Promise<{ reserved: boolean; heldByRun: boolean }> {
+  if (keys.length === 0) return { reserved: allows([]), heldByRun: false };
   return db.transaction().execute(async (trx) => {
     const locked = await trx
       .selectFrom('budget_counters as c')
@@ -76,15 +78,63 @@ export async function reserveOnCounters(
       .orderBy('c.period_start')
       .forUpdate('c')
       .execute();
-    if (!allows(locked)) return false;
-    if (locked.length > 0) {
-      await trx
-        .updateTable('budget_counters')
-        .set((eb) => ({ requests: eb('requests', '+', 1), cost: eb('cost', '+', plannedCost) }))
-        .where(matching(keys))
-        .execute();
-    }
-    return true;
+    if (!allows(locked)) return { reserved: false, heldByRun: false };
+    if (locked.length === 0) return { reserved: true, heldByRun: false };
+    await trx
+      .updateTable('budget_counters')
+      .set((eb) => ({ requests: eb('requests', '+', 1), cost: eb('cost', '+', plannedCost) }))
+      .where(matching(keys))
+      .execute();
+    if (!holder) return { reserved: true, heldByRun: false };
+    const stored: StoredReservation = {
+      id: holder.reservationId,
+      keys: keys.map((key) => ({ budgetId: key.budgetId, periodStart: key.periodStart.toISOString() })),
+      plannedCost,
+    };
+    const held = await trx.updateTable('runs').set({ budget_reservation: JSON.stringify(stored) }).where('id', '=', holder.runId).executeTakeFirst();
+    return { reserved: true, heldByRun: held.numUpdatedRows > 0n };
+  });
+}
+
+const keysOf = (stored: StoredReservation): CounterKey[] => stored.keys.map((key) => ({ budgetId: key.budgetId, periodStart: new Date(key.periodStart) }));
+
+/** Takes the reservation a run's row holds (cleared, under the row's lock, in `trx`); null when none, or another than `id`. */
+async function takeHeldReservation(trx: Db, runId: string, id?: string): Promise<StoredReservation | null> {
+  const row = await trx.selectFrom('runs').select('budget_reservation').where('id', '=', runId).forUpdate().executeTakeFirst();
+  const held = row?.budget_reservation as StoredReservation | string | null | undefined;
+  const reservation = typeof held === 'string' ? (JSON.parse(held) as StoredReservation) : (held ?? null);
+  if (!reservation || (id !== undefined && reservation.id !== id)) return null;
+  await trx.updateTable('runs').set({ budget_reservation: null }).where('id', '=', runId).execute();
+  return reservation;
+}
+
+/**
+ * Ends a reservation a run holds on its row: if the row still holds it, its planned cost is
+ * replaced by `usage` (the answered call's; none = given back), in one transaction; if not (a
+ * process that took the run over gave it back already), only `usage` is added.
+ */
+export async function endHeldReservation(
+  db: Db,
+  runId: string,
+  reservation: { readonly id: string; readonly keys: readonly CounterKey[] },
+  usage: { readonly tokens: number; readonly cost: number } = { tokens: 0, cost: 0 },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const held = await takeHeldReservation(trx, runId, reservation.id);
+    await addToCounters(trx, reservation.keys, { tokens: usage.tokens, cost: usage.cost - (held?.plannedCost ?? 0) });
+  });
+}
+
+/**
+ * Gives back the planned cost of the call a run's previous process had in flight when it died
+ * (the run's row still holds its reservation): once, whoever calls it, since the row is cleared in
+ * the same transaction. The call's request stays counted (it may have reached the provider).
+ */
+export async function releaseAbandonedReservation(db: Db, runId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const held = await takeHeldReservation(trx, runId);
+    if (held) await addToCounters(trx, keysOf(held), { tokens: 0, cost: -held.plannedCost });
+    return held !== null;
   });
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, RunRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
+import { releaseAbandonedReservation } from './budget-counters.ts';
 import { interruptedColumns, leaseExpiry, ownerGone } from './runs.ts';
 
 /**
@@ -46,7 +47,8 @@ export async function renewLeases(db: Db, owner: string, held: readonly HeldLeas
  * `everyOtherOwner` (an embedded database, which one process at a time can open), every run this
  * process does not own — for `owner`: a new epoch, a new lease, one more resume. One claim wins:
  * the rows are locked FOR UPDATE SKIP LOCKED, so concurrent claimers (and a step insert in flight,
- * which holds a KEY SHARE lock) never hand the same run to two processes.
+ * which holds a KEY SHARE lock) never hand the same run to two processes. The budget reservation
+ * of the call the dead process had in flight is given back (the call is made again).
  */
 export async function claimOrphanedRuns(
   db: Db,
@@ -60,7 +62,7 @@ export async function claimOrphanedRuns(
   // A process never takes over its own runs: it drives them (a renewal that came late is not a death).
   orphans = orphans.where(sql<boolean>`lease_owner is distinct from ${claim.owner}`);
   if (!claim.everyOtherOwner) orphans = orphans.where(ownerGone(claim.leaseMs));
-  return db
+  const claimed = await db
     .updateTable('runs')
     .from(orphans.orderBy('lease_expires_at').limit(claim.limit).forUpdate().skipLocked().as('orphan'))
     .set({
@@ -76,6 +78,9 @@ export async function claimOrphanedRuns(
     // A process that stopped gracefully gave its lease up (no owner, an expiry): the run was handed over.
     .returning(sql<boolean>`orphan.previous_owner is null and orphan.previous_expiry is not null`.as('handed_over'))
     .execute();
+  // The call the dead process had in flight is made again: its planned cost is given back first, once.
+  for (const run of claimed) if (run.budget_reservation !== null) await releaseAbandonedReservation(db, run.id);
+  return claimed.map((run) => ({ ...run, budget_reservation: null }));
 }
 
 /** Gives the lease up now (a process handing its run over): any instance may claim it at once. */
