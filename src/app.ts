@@ -8,7 +8,8 @@ import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
 import { createRunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus } from './runtime/events.ts';
-import { confirmCancellation, createRunManager, runCancellationSchema, type RunCancellation } from './services/run-manager.ts';
+import { confirmCancellation, runCancellationSchema, type RunCancellation } from './services/run-host/cancellation.ts';
+import { createRunHost } from './services/run-host/run-host.ts';
 import type { RedisTransport } from './cluster/redis.ts';
 import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
@@ -132,7 +133,7 @@ export async function createRuntime(config: Config, options: AppOptions = {}): P
       bus: cluster.bus,
       writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
     };
-    const runs = createRunManager(base, {
+    const runs = createRunHost(base, {
       heartbeatMs: config.runHeartbeatMs,
       stopTimeoutMs: config.stopTimeoutMs,
       maxRunningRunsPerUser: config.maxRunningRunsPerUser,

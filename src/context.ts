@@ -6,7 +6,8 @@ import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import type { RunEventBus } from './runtime/events.ts';
-import type { RunCancellation, RunManager } from './services/run-manager.ts';
+import type { RunCancellation } from './services/run-host/cancellation.ts';
+import type { RunHost } from './services/run-host/run-host.ts';
 import type { Broadcast } from './runtime/broadcast.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
@@ -37,7 +38,7 @@ export interface Services {
   /** "The imported tools of this MCP server changed": every instance reloads them from the database. */
   readonly mcpCatalog: Broadcast<McpCatalogChange>;
   /** Starts, cancels and settles agent runs. */
-  readonly runs: RunManager;
+  readonly runs: RunHost;
   /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */
   readonly revocations: UserRevocations;
 }

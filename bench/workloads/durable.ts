@@ -118,7 +118,7 @@ async function startRuns(airlock: AirlockUnderTest, count: number): Promise<void
 export async function measureResume(options: DurableOptions['resume']): Promise<ResumeResult> {
   const step = (text: string) => progress(`[durable: resume] ${text}`);
   const stops: (() => Promise<void>)[] = [];
-  // The heartbeat the run manager derives from the lease (src/services/run-manager.ts): a third of it, at most 10 s.
+  // The heartbeat the run host derives from the lease (leaseTimings in src/services/run-host/lease-keeper.ts): a third of it, at most 10 s.
   const heartbeatMs = Math.min(10_000, Math.max(Math.floor(options.leaseMs / 3), 10));
   try {
     step('starting the fake OpenAI server and two Airlock servers A and B on one PostgreSQL database');

@@ -13,6 +13,7 @@ import { filterRunContent, filterStep, toStoredStep, type StoredStep } from '../
 import { spanContentFor } from '../runtime/telemetry.ts';
 import { ZERO_USAGE } from '../runtime/usage.ts';
 import { createBudgetGuard } from '../services/budget-guard.ts';
+import { newRunId } from '../services/run-host/run-id.ts';
 import { configurationView, gateInputFor } from '../services/tool-access.ts';
 import type { ToolData } from '../tools/data.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -103,7 +104,7 @@ export async function openMcpSession(
 ): Promise<{ run: RunRow; closed: RunRow[] }> {
   const level = configuration.privacy_level;
   const row = {
-    id: randomUUID(),
+    id: newRunId(),
     configuration_id: configuration.id,
     user_id: actor.id,
     status: 'RUNNING',

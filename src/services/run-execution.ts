@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { effectiveSkills, type ConfigurationView } from '../access/allowed-tools.ts';
 import type { GateInput } from '../access/gate.ts';
 import type { Db } from '../db/database.ts';
@@ -20,6 +19,7 @@ import type { LoopObserver, SpanContent } from '../runtime/telemetry.ts';
 import type { Actor } from '../tools/tool.ts';
 import { createBudgetGuard, type RunBudgetGuard } from './budget-guard.ts';
 import { revealApiKey, revealHeaders } from './providers.ts';
+import { newRunId } from './run-host/run-id.ts';
 import { configurationView, gateInputFor } from './tool-access.ts';
 
 export interface RunRequest {
@@ -99,7 +99,7 @@ async function prepare(
   };
   const [settings, gate] = await Promise.all([settingsOverride ?? settingsOf(), gateFor(setup, viewOnce)]);
 
-  const runId = request.runId ?? randomUUID();
+  const runId = request.runId ?? newRunId();
   const keys = { secrets: services.secrets, onSecret: (value: string) => services.scrubber.add(value) };
   const provider = createProvider({
     kind: providerRow.kind,

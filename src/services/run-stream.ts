@@ -6,12 +6,12 @@ import type { ResumeReason, RunBusEvent } from '../runtime/events.ts';
 import type { StoredStep } from '../runtime/privacy.ts';
 import type { Actor } from '../tools/tool.ts';
 import { visibleRun } from './approvals.ts';
-import type { RunManager } from './run-manager.ts';
+import type { RunHost } from './run-host/run-host.ts';
 
 /** What a run stream reads: the runs (rows, stored steps, sealed waiting state) and their live events. */
 export interface RunStreamDeps {
   readonly db: Db;
-  readonly runs: Pick<RunManager, 'start' | 'replay' | 'subscribe' | 'suspendedState'>;
+  readonly runs: Pick<RunHost, 'start' | 'replay' | 'subscribe' | 'suspendedState'>;
 }
 
 /** What one watcher of a run receives, in order: the run, its steps, its parks, its end. */

@@ -6,7 +6,7 @@ import { insertRun, requestCancel } from '../../src/db/repositories/runs.ts';
 import { insertUser, replaceTokenHash, updateUserCredentials } from '../../src/db/repositories/users.ts';
 import { createLogger, LogRing, SecretScrubber } from '../../src/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
-import { confirmCancellation } from '../../src/services/run-manager.ts';
+import { confirmCancellation } from '../../src/services/run-host/cancellation.ts';
 import { confirmRevocation, ROTATION_CONFIRM_WINDOW_MS } from '../../src/services/user-revocations.ts';
 import { LogCollector } from '../helpers/app.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';
