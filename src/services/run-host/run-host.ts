@@ -134,17 +134,19 @@ export function createRunHost(services: RunHostDeps, options: RunHostOptions = {
 
   const repository = createRunRepository(db, services.writer);
   const drive = (how: Drive) => driveRun({ db, secrets: services.secrets, bus, repository, driven, resumeRuns, stopSignal }, how);
+  /** What starting, deciding and taking over share: this process's lease, and where a run is driven. */
   const parts = { services, owner, leaseMs, resumeRuns, stopSignal, drive };
-  const cancelling = { db, bus, cancellations: services.cancellations, driven, ...(services.metrics ? { metrics: services.metrics } : {}) };
+  const launching = { ...parts, maxRunning };
+  const cancelling = { db, bus, cancellations: services.cancellations, metrics: services.metrics, driven };
 
   const host: RunHost = {
     async start(actor, rawInput) {
-      const { run, events } = await launchRun({ ...parts, maxRunning }, actor, rawInput, true);
+      const { run, events } = await launchRun(launching, actor, rawInput, true);
       return { run, events: events!, cancel: () => void driven.abort(run.id) };
     },
 
     async startDetached(actor, rawInput) {
-      return (await launchRun({ ...parts, maxRunning }, actor, rawInput, false)).run;
+      return (await launchRun(launching, actor, rawInput, false)).run;
     },
 
     decide: (actor, runId, turnDigest, approved) => decideRun(parts, actor, runId, turnDigest, approved),
