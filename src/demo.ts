@@ -10,7 +10,7 @@ import { authenticate } from './services/users.ts';
 // `npm run demo -- "<prompt>" [--configuration NAME] [--token TOKEN] [--scripted]`: runs one agent
 // loop from the command line and prints each step as it happens. It acts as the admin unless a
 // user's token is given. `--scripted` first creates a SCRIPTED demo configuration (no network).
-// The run goes through the run manager like `runAgent`: it is stored, listed and approvable.
+// The run goes through the run host like `runAgent`: it is stored, listed and approvable.
 const USAGE = 'Usage: npm run demo -- "<prompt>" [--configuration NAME] [--token TOKEN] [--scripted]';
 
 const { values, positionals } = parseArgs({

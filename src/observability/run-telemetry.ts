@@ -7,7 +7,7 @@ import { startRunTrace, type RunSpanStart } from './run-spans.ts';
 
 /**
  * What one pass of a run (its start, or a resume) reports: its span and its metrics, in one
- * object for the run manager, so that its lifecycle code gains a line per event and no more.
+ * object for the run host, so that its lifecycle code gains a line per event and no more.
  */
 export interface RunTelemetry {
   /** Stored with a new run (see RunsTable.trace_parent). */
