@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Actor } from '../tools/tool.ts';
 import type { Db, GrantMode, UserRow } from '../db/database.ts';
@@ -51,6 +52,17 @@ export type AdminBootstrap =
  * once for printing. A database that already has users is left alone.
  */
 export async function bootstrapAdmin(db: Db, configuredToken: string | null): Promise<AdminBootstrap> {
+  // Instances of one deployment start at once on a new database: one bootstraps, the others then find its admin.
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK}, 0)`.execute(trx);
+    return bootstrapAdminLocked(trx, configuredToken);
+  });
+}
+
+/** Lock namespace of the admin bootstrap (0x41524c33), beside the run cap's and the MCP session cap's. */
+const BOOTSTRAP_LOCK = 1095912499;
+
+async function bootstrapAdminLocked(db: Db, configuredToken: string | null): Promise<AdminBootstrap> {
   if (configuredToken !== null) {
     const tokenHash = hashToken(configuredToken);
     const holder = await users.findUserByTokenHash(db, tokenHash);
