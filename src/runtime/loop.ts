@@ -1,88 +1,12 @@
-import { offeredTools, type GateInput } from '../access/gate.ts';
-import { ProviderError, type Completion, type LlmProvider } from './llm.ts';
-import type { TruncationMode } from '../tools/bounds.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolLogger } from '../tools/tool.ts';
+import { offeredTools } from '../access/gate.ts';
+import { ProviderError, type Completion } from './llm.ts';
 import { suspensionFor, type ApprovalDecision, type LoopState, type Suspension } from './approval.ts';
-import type { BudgetDenial } from './budget.ts';
-import { Cancelled, LoopHandedOver, stateOf, type Session } from './loop-session.ts';
+import { Cancelled, LoopHandedOver, stateOf, type LoopInput, type Session } from './loop-session.ts';
 import { callProvider } from './provider-call.ts';
 import type { ResumePoint } from './resume-point.ts';
-import type { RunOutcome, RunStep, TerminationReason } from './run.ts';
-import type { LoopObserver, SpanContent } from './telemetry.ts';
+import type { RunOutcome, TerminationReason } from './run.ts';
 import { runToolCalls } from './tool-turn.ts';
-import { ZERO_USAGE, type ModelPrices, type PricedUsage } from './usage.ts';
-
-export { DEFAULT_MAX_REMOTE_TOOL_CALLS, LoopHandedOver } from './loop-session.ts';
-
-/** Where budget pre-flight and usage accounting live (the database, in the service). */
-export interface BudgetGuard {
-  /**
-   * The first budget that refuses a call of this planned cost, or null, in which case the call is
-   * RESERVED (counted against every budget at once, so concurrent runs cannot all pass the same
-   * check) until `record` replaces the plan with the real usage.
-   */
-  preflight(plannedCost: number): Promise<BudgetDenial | null>;
-  /**
-   * Records one provider call's usage (every call, the synthesis included). It may only queue the
-   * write: a failure to store it must then surface at the next pre-flight, which throws.
-   */
-  record(usage: PricedUsage): Promise<void>;
-}
-
-export interface LoopModel extends ModelPrices {
-  /** The vendor's model id. */
-  readonly providerModelId: string;
-}
-
-export interface LoopSettings {
-  readonly systemPrompt: string;
-  readonly temperature: number | null;
-  readonly maxTokens: number | null;
-  /** Tool rounds before the final answer is forced (default 5). */
-  readonly maxIterations: number;
-  readonly quarantineToolOutput: boolean;
-  /** How tool content over the byte cap is cut. Absent (a run suspended before the option existed) = `HEAD`. */
-  readonly truncation?: TruncationMode;
-  /** Per tool call (default 30 s). */
-  readonly toolTimeoutMs?: number;
-  /** Calls of remote (`untrusted`) tools one run may make; later ones are refused. Absent = 20. */
-  readonly maxRemoteToolCalls?: number;
-}
-
-export interface LoopInput {
-  readonly runId: string;
-  readonly prompt: string;
-  readonly settings: LoopSettings;
-  readonly model: LoopModel;
-  readonly provider: LlmProvider;
-  readonly registry: ToolRegistry;
-  /** Decides what is offered AND re-checks every call at execution time. */
-  readonly gate: GateInput;
-  readonly budget: BudgetGuard;
-  /** `ctx.data` for the tools. */
-  readonly toolData: unknown;
-  readonly logger: ToolLogger & { child?(bindings: object): ToolLogger };
-  /** Cancellation: honoured at every step boundary and passed to provider calls and tools. */
-  readonly signal: AbortSignal;
-  /**
-   * Receives each step in order; awaited, so a slow consumer slows the run rather than losing steps.
-   * A durable run (`checkpoint` set) also receives, with each step that reaches one, the point the
-   * run can be continued from once that step is stored.
-   */
-  onStep(step: RunStep, resumeFrom?: ResumePoint): Promise<void> | void;
-  /**
-   * Durable runs: stores a resume point NOW (after every step before it), before calls that must
-   * not run twice; if it throws, they do not run. Absent: the run is not durable.
-   */
-  checkpoint?(point: ResumePoint): Promise<void>;
-  /** Aborted when this process hands the run over: the loop stops at its next step boundary (LoopHandedOver). */
-  readonly handover?: AbortSignal;
-  /** Metrics of provider calls, tool calls and budget denials (default: none). */
-  readonly observer?: LoopObserver;
-  /** What spans may carry of content (default: nothing; see `spanContentFor`). */
-  readonly spanContent?: SpanContent;
-}
+import { ZERO_USAGE } from './usage.ts';
 
 /**
  * The bounded agent loop of DESIGN.md section 5. Plain async function: no GraphQL, no SQL; steps go

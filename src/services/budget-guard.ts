@@ -5,7 +5,7 @@ import { addToCounters, endHeldReservation, existingCounters, reserveOnCounters,
 import { findBudgetsOf } from '../db/repositories/usage.ts';
 import { checkBudgets, periodStart, type ApplicableBudget, type BudgetDenial } from '../runtime/budget.ts';
 import type { Logger } from '../logger.ts';
-import type { BudgetGuard } from '../runtime/loop.ts';
+import type { BudgetGuard } from '../runtime/loop-session.ts';
 
 export interface BudgetSubject {
   readonly userId: string | null;

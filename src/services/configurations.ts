@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConfigurationRow, ConfigurationUpdate, Db } from '../db/database.ts';
 import { PRIVACY_LEVELS } from '../runtime/privacy.ts';
-import { DEFAULT_MAX_REMOTE_TOOL_CALLS } from '../runtime/loop.ts';
+import { DEFAULT_MAX_REMOTE_TOOL_CALLS } from '../runtime/loop-session.ts';
 import { DEFAULT_TRUNCATION, TRUNCATION_MODES } from '../tools/bounds.ts';
 import * as configurations from '../db/repositories/configurations.ts';
 import * as models from '../db/repositories/models.ts';

@@ -1,5 +1,5 @@
 import type { SecretBox } from '../db/secret-box.ts';
-import type { LoopSettings } from '../runtime/loop.ts';
+import type { LoopSettings } from '../runtime/loop-session.ts';
 import type { ResumePoint } from '../runtime/resume-point.ts';
 import type { RunStep } from '../runtime/run.ts';
 

@@ -5,7 +5,7 @@ import type { SecretBox } from '../../db/secret-box.ts';
 import type { Logger } from '../../logger.ts';
 import type { RunTelemetry } from '../../observability/run-telemetry.ts';
 import type { RunEventBus, RunProgress } from '../../runtime/events.ts';
-import { LoopHandedOver } from '../../runtime/loop.ts';
+import { LoopHandedOver } from '../../runtime/loop-session.ts';
 import type { ResumePoint } from '../../runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../../runtime/run.ts';
 import { createRunRecorder, type RunRecorder, type RunRepository } from '../../runtime/run-recorder.ts';

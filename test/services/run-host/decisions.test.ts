@@ -3,7 +3,7 @@ import type { RunRow } from '../../../src/db/database.ts';
 import { suspendRun } from '../../../src/db/repositories/runs.ts';
 import { observeRun } from '../../../src/observability/run-telemetry.ts';
 import type { Suspension } from '../../../src/runtime/approval.ts';
-import type { LoopSettings } from '../../../src/runtime/loop.ts';
+import type { LoopSettings } from '../../../src/runtime/loop-session.ts';
 import type { ResumePoint } from '../../../src/runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../../../src/runtime/run.ts';
 import type { RunRecorder } from '../../../src/runtime/run-recorder.ts';

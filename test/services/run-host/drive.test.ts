@@ -4,7 +4,7 @@ import { createRunRepository } from '../../../src/db/run-repository.ts';
 import { listRunSteps } from '../../../src/db/repositories/runs.ts';
 import { observeRun } from '../../../src/observability/run-telemetry.ts';
 import type { Suspension } from '../../../src/runtime/approval.ts';
-import { LoopHandedOver, type LoopSettings } from '../../../src/runtime/loop.ts';
+import { LoopHandedOver, type LoopSettings } from '../../../src/runtime/loop-session.ts';
 import type { ResumePoint } from '../../../src/runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../../../src/runtime/run.ts';
 import { openSuspendedRun } from '../../../src/services/approvals.ts';

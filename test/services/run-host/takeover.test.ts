@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../../src/db/database.ts';
 import { createSecretBox } from '../../../src/db/secret-box.ts';
 import { releaseLease } from '../../../src/db/repositories/run-leases.ts';
-import type { LoopSettings } from '../../../src/runtime/loop.ts';
+import type { LoopSettings } from '../../../src/runtime/loop-session.ts';
 import type { ResumePoint } from '../../../src/runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../../../src/runtime/run.ts';
 import type { RunRecorder } from '../../../src/runtime/run-recorder.ts';
