@@ -172,8 +172,13 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('durable runs
   it('should finish every run on B after A was killed at a seeded moment, watchers on B seeing every step once, writes at most once; a paused process writes nothing after SIGCONT', async () => {
     database = await createTestDatabase('postgres');
     const deployment = deploymentEnv({ DATABASE_URL: database.databaseUrl!, REDIS_URL: TEST_REDIS_URL!, AIRLOCK_REDIS_PREFIX: uniquePrefix('chaos'), CHAOS_EFFECTS_FILE: effectsFile, ...LEASE });
-    const [a, b] = await Promise.all([startInstance(deployment.env), startInstance(deployment.env)]);
-    instances.push(a, b);
+    // Every instance that started is stopped in afterAll, even when the other did not start.
+    const starts = await Promise.allSettled([startInstance(deployment.env), startInstance(deployment.env)]);
+    for (const start of starts) if (start.status === 'fulfilled') instances.push(start.value);
+    const [a, b] = starts.map((start) => {
+      if (start.status === 'rejected') throw start.reason;
+      return start.value;
+    }) as [Instance, Instance];
     const ids = await configurations(a);
     let alive = a;
     const stopApproving = approveAsTheyCome(() => alive);
