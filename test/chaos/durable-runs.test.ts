@@ -139,6 +139,16 @@ async function expectAllCompleted(instance: Instance, runs: { id: string; kind: 
   return stored.map((run) => run!);
 }
 
+/** Every watcher's subscription ended (its run did); names the ones that did not, rather than waiting for the test's timeout. */
+async function allEnded(watchers: Followed<RunEvent>[]): Promise<void> {
+  const ended = new Set<number>();
+  watchers.forEach((watcher, index) => void watcher.ended.then(() => ended.add(index)));
+  await eventually(async () => ended.size, (size) => size === watchers.length, `every watcher to end (seed ${SEED})`, 20_000).catch((error: unknown) => {
+    const open = watchers.flatMap((watcher, index) => (ended.has(index) ? [] : [`run ${index}: last event ${JSON.stringify(watcher.events.at(-1))?.slice(0, 200)}`]));
+    throw new Error(`${(error as Error).message}; still open: ${open.join(' | ')}`);
+  });
+}
+
 const unknownOutcomes = (stored: StoredRun[]) => stored.flatMap((run) => run.steps.edges).filter((edge) => edge.node.outcomeUnknown).length;
 
 /**
@@ -191,7 +201,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('durable runs
       await a.stop('SIGKILL');
       alive = b;
       const stored = await expectAllCompleted(b, runs, effectsFile);
-      await Promise.all(watchers.map((watcher) => watcher.ended));
+      await allEnded(watchers);
       expectWatched(watchers, stored, true);
       const resumed = stored.filter((run) => run.resumeCount > 0).length;
       console.log(`chaos (PostgreSQL, seed ${SEED}): A killed after ${killAfterMs} ms; ${resumed} of ${RUNS} runs taken over by B, ${unknownOutcomes(stored)} writes of unknown outcome`);
@@ -218,7 +228,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('durable runs
     expect(await readRun(b, runId)).toEqual(finished);
     expect(finished!.resumeCount).toBe(1);
     expect(finished!.steps.edges.map((edge) => edge.node.sequence)).toEqual(oneToN(finished!.steps.edges.length));
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('durable runs under kill -9: one process on an embedded database, started again', () => {
@@ -251,7 +261,7 @@ describe('durable runs under kill -9: one process on an embedded database, start
       // Clients of the dead process reconnect and replay from the start (or their last sequence).
       const watchers = runs.map(({ id }) => follow(watcherClient, RUN_EVENTS, { runId: id }, (data) => data.runEvents as RunEvent));
       const stored = await expectAllCompleted(instance, runs, effectsFile);
-      await Promise.all(watchers.map((watcher) => watcher.ended));
+      await allEnded(watchers);
       // They subscribed after the restarted process took the runs over: they replay, no live takeover.
       expectWatched(watchers, stored, false);
       const resumed = stored.filter((run) => run.resumeCount > 0).length;
