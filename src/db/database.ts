@@ -249,7 +249,7 @@ export interface McpToolsTable {
   input_schema: Json<unknown>;
   admin_only: Generated<boolean>;
   unavailable_reason: string | null;
-  /** sha256 of the pinned definition (mcp/definition-digest.ts); null on rows stored before pinning. */
+  /** sha256 of the pinned definition (remote-mcp/definition-digest.ts); null on rows stored before pinning. */
   pinned_digest: string | null;
   /** A changed definition the remote listed since the pin; all null when there is none. */
   pending_description: string | null;

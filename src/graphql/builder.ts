@@ -6,6 +6,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import { GraphQLError } from 'graphql';
 import type { Context } from '../context.ts';
+import { relayGlobalIds } from './ids.ts';
 import { authenticationRequired } from './plugins/require-viewer.ts';
 
 /**
@@ -29,6 +30,7 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    ...relayGlobalIds,
   },
   scopeAuth: {
     authScopes: (context) => ({

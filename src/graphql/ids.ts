@@ -1,15 +1,15 @@
-import { decodeGlobalID } from '@pothos/plugin-relay';
+import { PothosValidationError } from '@pothos/core';
+import { decodeGlobalId, encodeGlobalId, type GlobalId } from '../global-id.ts';
 
 /**
- * Decodes a global id nested in an input object, where Pothos cannot decode it for us. A
- * malformed id or one of another type decodes to a value no row has, so the service answers
- * NotFound instead of the request failing.
+ * The relay plugin's codec (builder.ts): the schema's ids are the ones `global-id.ts` writes, the
+ * same that `/mcp` reads. A malformed id in an `ID` argument fails the request, as Pothos's own does.
  */
-export function decodeIdFor(typename: string, globalId: string | number): string {
-  try {
-    const decoded = decodeGlobalID(String(globalId));
-    return decoded.typename === typename ? decoded.id : String(globalId);
-  } catch {
-    return String(globalId);
-  }
-}
+export const relayGlobalIds = {
+  encodeGlobalID: (typename: string, id: string | number | bigint): string => encodeGlobalId(typename, id),
+  decodeGlobalID(globalId: string): GlobalId {
+    const decoded = decodeGlobalId(globalId);
+    if (!decoded) throw new PothosValidationError(`Invalid global ID: ${globalId}`);
+    return decoded;
+  },
+};

@@ -3,7 +3,7 @@ import type { Services } from '../context.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import { findConfigurationByName, findConfigurationsByIds } from '../db/repositories/configurations.ts';
 import { sessionsNoLongerOpen, settleEndedSessions, settleSessionsOf, touchOpenSession } from '../db/repositories/mcp-sessions.ts';
-import { decodeIdFor } from '../graphql/ids.ts';
+import { decodeIdFor } from '../global-id.ts';
 import { authenticate, bearerToken } from '../services/users.ts';
 import type { Actor } from '../tools/tool.ts';
 import { announceEnded, endMcpSession, openMcpSession, sessionRequest } from './session.ts';

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { Db, McpServerRow, McpToolRow } from '../db/database.ts';
 import * as mcpServers from '../db/repositories/mcp-servers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
-import type { Logger } from '../logger.ts';
-import { callRemoteTool, type RemoteServer } from '../mcp/remote-client.ts';
-import { checkRemoteTool, mcpGroup, remoteTool } from '../mcp/remote-tools.ts';
+import type { Logger, SecretScrubber } from '../logger.ts';
+import { callRemoteTool, type RemoteServer } from '../remote-mcp/client.ts';
+import { checkRemoteTool, mcpGroup, remoteTool } from '../remote-mcp/tools.ts';
 import type { Broadcast } from '../runtime/broadcast.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -23,6 +23,32 @@ export interface McpCatalogDeps {
   /** Connect + list, or connect + call, abandoned after this many milliseconds. */
   readonly timeoutMs: number;
   readonly catalog: Broadcast<McpCatalogChange>;
+}
+
+/**
+ * What the catalogue's deps are made of: exactly the long-lived collaborators it uses, which the
+ * app's services provide (named here so that no service depends on all of them).
+ */
+export interface McpCatalogSources {
+  readonly db: Db;
+  readonly registry: ToolRegistry;
+  readonly secrets: SecretBox;
+  readonly scrubber: Pick<SecretScrubber, 'add'>;
+  readonly logger: Logger;
+  readonly config: { readonly mcpCallTimeoutMs: number };
+  readonly mcpCatalog: Broadcast<McpCatalogChange>;
+}
+
+export function mcpCatalogDeps(sources: McpCatalogSources): McpCatalogDeps {
+  return {
+    db: sources.db,
+    registry: sources.registry,
+    secrets: sources.secrets,
+    onSecret: (value) => sources.scrubber.add(value),
+    logger: sources.logger,
+    timeoutMs: sources.config.mcpCallTimeoutMs,
+    catalog: sources.mcpCatalog,
+  };
 }
 
 /** The AAD that binds a server's sealed headers to its row. */

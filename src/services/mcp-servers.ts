@@ -1,31 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Services } from '../context.ts';
 import type { McpServerRow } from '../db/database.ts';
 import * as mcpServers from '../db/repositories/mcp-servers.ts';
 import * as toolState from '../db/repositories/tool-state.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError } from '../errors.ts';
-import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../mcp/remote-client.ts';
-import { MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup, remoteToolProblem } from '../mcp/remote-tools.ts';
+import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../remote-mcp/client.ts';
+import { MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup, remoteToolProblem } from '../remote-mcp/tools.ts';
 import { providerHeadersSchema } from '../providers/create-provider.ts';
 import { ToolRegistryError } from '../tools/registry.ts';
 import { remoteServerOf, sealServerHeaders, toolsOfServer, type McpCatalogDeps } from './mcp-catalog.ts';
 import { holdChangedDefinitions } from './mcp-tool-pins.ts';
 import { nullishShape, parseInput, requireId } from './validate.ts';
-
-/** What the MCP services need, taken from the long-lived services. */
-export function mcpCatalogDeps(services: Pick<Services, 'db' | 'registry' | 'secrets' | 'scrubber' | 'logger' | 'config' | 'mcpCatalog'>): McpCatalogDeps {
-  return {
-    db: services.db,
-    registry: services.registry,
-    secrets: services.secrets,
-    onSecret: (value) => services.scrubber.add(value),
-    logger: services.logger,
-    timeoutMs: services.config.mcpCallTimeoutMs,
-    catalog: services.mcpCatalog,
-  };
-}
 
 /** The server name becomes the tool group `mcp:<name>`. */
 const name = z

@@ -1,14 +1,14 @@
 import type { McpServerRow, McpToolRow } from '../db/database.ts';
 import * as mcpServers from '../db/repositories/mcp-servers.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { definitionDigest } from '../mcp/definition-digest.ts';
+import { definitionDigest } from '../remote-mcp/definition-digest.ts';
 import type { Actor } from '../tools/tool.ts';
 import { reloadServer, type McpCatalogDeps } from './mcp-catalog.ts';
 import { requireId } from './validate.ts';
 
 /**
  * The supply-chain rule of imported tools: a tool is pinned at its definition (name, description,
- * input schema; see mcp/definition-digest.ts) when it is first imported and whenever an admin
+ * input schema; see remote-mcp/definition-digest.ts) when it is first imported and whenever an admin
  * accepts a change. A refresh that lists a different definition keeps the PINNED one stored and
  * offered (with its availability) and holds the new one as pending, until an admin accepts it
  * (it becomes the pin and is offered) or rejects it (dropped; a later refresh listing it again

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeIdFor } from '../../src/graphql/ids.ts';
+import { decodeIdFor } from '../../src/global-id.ts';
 import type { RunBusEvent } from '../../src/runtime/events.ts';
 import { toActor } from '../../src/services/users.ts';
 import { graphql, type DocumentType } from '../../src/graphql/client/gql.ts';

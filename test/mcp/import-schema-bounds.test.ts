@@ -6,7 +6,7 @@ import {
   neutraliseRemoteText,
   remoteToolProblem,
   type SchemaCheck,
-} from '../../src/mcp/remote-tools.ts';
+} from '../../src/remote-mcp/tools.ts';
 import { toolsOfServer } from '../../src/services/mcp-catalog.ts';
 
 /**

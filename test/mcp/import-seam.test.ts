@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { emptyToolState } from '../../src/access/availability.ts';
-import { checkRemoteSchema, remoteTool } from '../../src/mcp/remote-tools.ts';
+import { checkRemoteSchema, remoteTool } from '../../src/remote-mcp/tools.ts';
 import { invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
 import { createRegistry, ToolRegistryError } from '../../src/tools/registry.ts';
 import { ToolResult } from '../../src/tools/result.ts';

@@ -3,7 +3,7 @@ import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql/client/gql.ts';
 import type { PrivacyLevel } from '../../src/graphql/client/graphql.ts';
-import { decodeIdFor } from '../../src/graphql/ids.ts';
+import { decodeIdFor } from '../../src/global-id.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fixtures/otlp-receiver.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';

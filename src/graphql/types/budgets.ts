@@ -1,4 +1,4 @@
-import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeGlobalId, encodeGlobalId } from '../../global-id.ts';
 import type { BudgetRow, BudgetScope } from '../../db/database.ts';
 import { BUDGET_PERIODS, BUDGET_SCOPES } from '../../db/database.ts';
 import { listBudgets } from '../../db/repositories/budgets.ts';
@@ -29,7 +29,7 @@ const BudgetRef = builder.objectRef<BudgetRow>('Budget').implement({
     scope: t.field({ type: BudgetScopeEnum, resolve: (budget) => budget.scope }),
     subjectId: t.id({
       description: 'Global id of the User or Configuration the budget limits.',
-      resolve: (budget) => encodeGlobalID(TYPENAME_OF_SCOPE[budget.scope], budget.subject_id),
+      resolve: (budget) => encodeGlobalId(TYPENAME_OF_SCOPE[budget.scope], budget.subject_id),
     }),
     period: t.field({ type: BudgetPeriodEnum, resolve: (budget) => budget.period }),
     maxRequests: t.exposeInt('max_requests'),
@@ -52,13 +52,9 @@ const SetBudgetInput = builder.inputType('SetBudgetInput', {
 
 /** Which subject a global id names; anything else cannot carry a budget. */
 function budgetSubject(globalId: string): { scope: BudgetScope; id: string } {
-  try {
-    const { typename, id } = decodeGlobalID(globalId);
-    const scope = SCOPE_OF_TYPENAME[typename];
-    if (scope) return { scope, id };
-  } catch {
-    // fall through: not a global id
-  }
+  const decoded = decodeGlobalId(globalId);
+  const scope = decoded && SCOPE_OF_TYPENAME[decoded.typename];
+  if (decoded && scope) return { scope, id: decoded.id };
   throw new ValidationError('Invalid input: subjectId: must be the id of a User or a Configuration', [
     { path: ['input', 'subjectId'], message: 'must be the id of a User or a Configuration' },
   ]);

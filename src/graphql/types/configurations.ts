@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeIdFor, encodeGlobalId } from '../../global-id.ts';
 import type { ConfigurationRow } from '../../db/database.ts';
 import { PRIVACY_LEVELS } from '../../runtime/privacy.ts';
 import { MIDDLE_TRUNCATION_MARKER, TRUNCATION_MARKER, TRUNCATION_MODES } from '../../tools/bounds.ts';
@@ -11,7 +11,6 @@ import { explainConfiguration } from '../../services/tool-access.ts';
 import { toActor } from '../../services/users.ts';
 import { isUuid } from '../../services/validate.ts';
 import { builder } from '../builder.ts';
-import { decodeIdFor } from '../ids.ts';
 import { ModelRef } from './models.ts';
 import { DeletedRef } from './root.ts';
 import { SkillRef } from './skills.ts';
@@ -202,7 +201,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [ConfigurationRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalID('Configuration', await configurations.deleteConfiguration(context.services.db, id.id)),
+      id: encodeGlobalId('Configuration', await configurations.deleteConfiguration(context.services.db, id.id)),
     }),
   }),
 }));

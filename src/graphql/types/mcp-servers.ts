@@ -1,9 +1,9 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalId } from '../../global-id.ts';
 import type { McpServerRow, McpToolRow } from '../../db/database.ts';
 import { findMcpServersByIds, listMcpServers, listMcpTools } from '../../db/repositories/mcp-servers.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError, ValidationError } from '../../errors.ts';
-import { mcpGroup } from '../../mcp/remote-tools.ts';
-import { serverHeaderNames } from '../../services/mcp-catalog.ts';
+import { mcpGroup } from '../../remote-mcp/tools.ts';
+import { mcpCatalogDeps, serverHeaderNames } from '../../services/mcp-catalog.ts';
 import * as mcp from '../../services/mcp-servers.ts';
 import { decideMcpToolChange, pendingChangeOf, pinnedDigestOf, type McpToolChangeView, type McpToolDefinitionView } from '../../services/mcp-tool-pins.ts';
 import { builder } from '../builder.ts';
@@ -105,7 +105,7 @@ builder.mutationFields((t) => ({
     description: 'Imports the tools of a remote MCP server (Streamable HTTP) as group `mcp:<name>`, each disabled until an admin enables it.',
     errors,
     args: { input: t.arg({ type: CreateMcpServerInput, required: true }) },
-    resolve: (_root, { input }, context) => mcp.createMcpServer(mcp.mcpCatalogDeps(context.services), input),
+    resolve: (_root, { input }, context) => mcp.createMcpServer(mcpCatalogDeps(context.services), input),
   }),
   updateMcpServer: t.field({
     type: McpServerRef,
@@ -116,7 +116,7 @@ builder.mutationFields((t) => ({
       id: t.arg.globalID({ required: true, for: [McpServerRef] }),
       input: t.arg({ type: UpdateMcpServerInput, required: true }),
     },
-    resolve: (_root, { id, input }, context) => mcp.updateMcpServer(mcp.mcpCatalogDeps(context.services), id.id, input),
+    resolve: (_root, { id, input }, context) => mcp.updateMcpServer(mcpCatalogDeps(context.services), id.id, input),
   }),
   refreshMcpServer: t.field({
     type: McpServerRef,
@@ -124,7 +124,7 @@ builder.mutationFields((t) => ({
     description: 'Lists the remote tools again: new tools arrive disabled, vanished ones leave the catalogue; a name that collides with another tool refuses the refresh.',
     errors,
     args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
-    resolve: (_root, { id }, context) => mcp.refreshMcpServer(mcp.mcpCatalogDeps(context.services), id.id),
+    resolve: (_root, { id }, context) => mcp.refreshMcpServer(mcpCatalogDeps(context.services), id.id),
   }),
   setMcpToolAdminOnly: t.field({
     type: McpServerRef,
@@ -136,7 +136,7 @@ builder.mutationFields((t) => ({
       adminOnly: t.arg.boolean({ required: true }),
     },
     resolve: (_root, { serverId, toolName, adminOnly }, context) =>
-      mcp.setMcpToolAdminOnly(mcp.mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
+      mcp.setMcpToolAdminOnly(mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
   }),
   acceptMcpToolChange: toolChangeDecision(t, 'accept', "Pins the tool's pending definition: every instance offers it from now on. Audited."),
   rejectMcpToolChange: toolChangeDecision(
@@ -150,7 +150,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalID('McpServer', await mcp.deleteMcpServer(mcp.mcpCatalogDeps(context.services), id.id)),
+      id: encodeGlobalId('McpServer', await mcp.deleteMcpServer(mcpCatalogDeps(context.services), id.id)),
     }),
   }),
 }));
@@ -168,6 +168,6 @@ function toolChangeDecision(t: Parameters<Parameters<typeof builder.mutationFiel
       digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
     },
     resolve: (_root, { serverId, toolName, digest }, context) =>
-      decideMcpToolChange(mcp.mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, decision, digest),
+      decideMcpToolChange(mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, decision, digest),
   });
 }

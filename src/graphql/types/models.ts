@@ -1,10 +1,9 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeIdFor, encodeGlobalId } from '../../global-id.ts';
 import type { ModelRow } from '../../db/database.ts';
 import { findModelsByIds, listModels } from '../../db/repositories/models.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as models from '../../services/models.ts';
 import { builder } from '../builder.ts';
-import { decodeIdFor } from '../ids.ts';
 import { DeletedRef } from './root.ts';
 import { ProviderRef } from './providers.ts';
 
@@ -84,6 +83,6 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [ModelRef] }) },
-    resolve: async (_root, { id }, context) => ({ id: encodeGlobalID('Model', await models.deleteModel(context.services.db, id.id)) }),
+    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Model', await models.deleteModel(context.services.db, id.id)) }),
   }),
 }));

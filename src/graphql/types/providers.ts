@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalId } from '../../global-id.ts';
 import type { ProviderRow } from '../../db/database.ts';
 import { PROVIDER_KINDS } from '../../db/database.ts';
 import { findProvidersByIds, listProviders } from '../../db/repositories/providers.ts';
@@ -108,7 +108,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [ProviderRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalID('Provider', await providers.deleteProvider(context.services.db, id.id)),
+      id: encodeGlobalId('Provider', await providers.deleteProvider(context.services.db, id.id)),
     }),
   }),
 }));

@@ -1,8 +1,7 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeIdFor, encodeGlobalId } from '../../global-id.ts';
 import { RESUME_REASONS } from '../../runtime/events.ts';
 import { followRun, startAndFollowRun, type RunStreamEvent } from '../../services/run-stream.ts';
 import { builder } from '../builder.ts';
-import { decodeIdFor } from '../ids.ts';
 import { pendingCallsOf, PendingToolCallRef } from './approvals.ts';
 import { RunStepRef } from './run-steps.ts';
 import { RunAgentInput, runInputOf } from './run-start.ts';
@@ -22,7 +21,7 @@ const RunStartedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'st
 });
 const RunStepEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'step' }>>('RunStepEvent').implement({
   fields: (t) => ({
-    runId: t.id({ resolve: (event) => encodeGlobalID('Run', event.view.runId) }),
+    runId: t.id({ resolve: (event) => encodeGlobalId('Run', event.view.runId) }),
     step: t.field({ type: RunStepRef, resolve: (event) => event.view }),
   }),
 });

@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError, RunLimitError, ValidationError } from '../../errors.ts';
 import { builder } from '../builder.ts';
-import { decodeIdFor } from '../ids.ts';
+import { decodeIdFor } from '../../global-id.ts';
 import { RunRef } from './runs.ts';
 
 /** What starts a run, attached (runAgent) or detached (startRun). */

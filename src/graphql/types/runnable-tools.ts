@@ -1,6 +1,6 @@
 import { runnableTools, type RunnableTool, type RunnableToolGroup } from '../../services/tool-access.ts';
 import { builder } from '../builder.ts';
-import { decodeIdFor } from '../ids.ts';
+import { decodeIdFor } from '../../global-id.ts';
 import { ToolDenialReasonEnum } from './configurations.ts';
 
 /** How much of a group a run would offer: what a group checkbox draws (SOME = the mixed state). */

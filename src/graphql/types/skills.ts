@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalId } from '../../global-id.ts';
 import type { SkillRow } from '../../db/database.ts';
 import { findSkillsByIds, listSkills } from '../../db/repositories/skills.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -70,6 +70,6 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [SkillRef] }) },
-    resolve: async (_root, { id }, context) => ({ id: encodeGlobalID('Skill', await skills.deleteSkill(context.services.db, id.id)) }),
+    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Skill', await skills.deleteSkill(context.services.db, id.id)) }),
   }),
 }));

@@ -1,4 +1,4 @@
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { encodeGlobalId } from '../../global-id.ts';
 import type { TableGrantRow, UserRow } from '../../db/database.ts';
 import { GRANT_MODES } from '../../db/database.ts';
 import { listGrantsOfUsers } from '../../db/repositories/grants.ts';
@@ -156,4 +156,4 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-export const userGlobalId = (id: string) => encodeGlobalID('User', id);
+export const userGlobalId = (id: string) => encodeGlobalId('User', id);

@@ -6,7 +6,7 @@ import { isValidToolName } from '../tools/registry.ts';
 import { ToolResult } from '../tools/result.ts';
 import { neutraliseControlTokens, neutraliseQuarantineTags } from '../tools/sanitize.ts';
 import type { Tool } from '../tools/tool.ts';
-import type { RemoteCallResult } from './remote-client.ts';
+import type { RemoteCallResult } from './client.ts';
 
 /** The group of an imported server's tools. */
 export const mcpGroup = (serverName: string) => `mcp:${serverName}`;
