@@ -1,15 +1,51 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers read top to bottom: graphql → services → runtime → access → tools, with providers and
- * db as adapters behind interfaces the runtime owns (docs/architecture.md). The pure core —
- * `tools/`, `access/`, `runtime/` — imports no GraphQL and no SQL, and no room above it; `redaction/`
- * (the secret catalogue) imports nothing of Airlock at all.
+ * The house (docs/architecture.md): every room of src/ — a folder, or a file directly under it —
+ * may import only the rooms its row names, so no import runs from a lower floor to a higher one.
+ * The pure core (`tools/`, `access/`, `runtime/`, `redaction/`) and the wire adapters (`providers/`,
+ * `remote-mcp/`) also import no package of another adapter or of the API: no GraphQL, no SQL, no
+ * Redis, no metrics SDK.
  */
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
+
+/** For each room of src/, the rooms it may import (besides itself), from the top floor down. */
+const ALLOWED_ROOMS: Record<string, readonly string[]> = {
+  // The processes' entry points and the composition root, the only room that builds the adapters.
+  'main.ts': ['app.ts', 'config.ts', 'db'],
+  'demo.ts': ['app.ts', 'config.ts', 'db', 'runtime', 'services'],
+  'app.ts': ['server.ts', 'context.ts', 'services', 'runtime', 'tools', 'db', 'cluster', 'observability', 'config.ts', 'logger.ts'],
+  'server.ts': ['graphql', 'mcp', 'dashboard', 'observability', 'context.ts', 'services', 'config.ts', 'logger.ts'],
+  // The doors clients come in by: they call services and never each other.
+  graphql: ['context.ts', 'services', 'runtime', 'access', 'tools', 'db', 'remote-mcp', 'global-id.ts', 'errors.ts'],
+  mcp: ['context.ts', 'services', 'runtime', 'access', 'tools', 'db', 'observability', 'global-id.ts', 'logger.ts'],
+  dashboard: ['logger.ts'],
+  // What every request shares: the long-lived services (only their types and the viewer's lookup).
+  'context.ts': ['services', 'runtime', 'tools', 'db', 'observability', 'config.ts', 'logger.ts'],
+  services: ['runtime', 'access', 'tools', 'providers', 'remote-mcp', 'db', 'observability', 'errors.ts', 'logger.ts'],
+  // Adapters: each implements ports the rooms above it declare.
+  providers: ['runtime', 'tools', 'db'],
+  'remote-mcp': ['tools'],
+  cluster: ['runtime', 'db', 'config.ts', 'logger.ts'],
+  observability: ['runtime', 'db', 'config.ts', 'logger.ts'],
+  db: ['runtime', 'tools', 'redaction', 'config.ts'],
+  // The pure core.
+  runtime: ['access', 'tools', 'redaction', 'errors.ts'],
+  access: ['tools', 'redaction', 'errors.ts'],
+  tools: ['redaction', 'errors.ts'],
+  // Leaves every room may use.
+  'logger.ts': ['redaction'],
+  redaction: [],
+  'config.ts': [],
+  'errors.ts': [],
+  'global-id.ts': [],
+};
+
+/** Rooms that import no package of another adapter or of the API. */
+const WITHOUT_ADAPTER_PACKAGES = new Set(['tools', 'access', 'runtime', 'redaction', 'providers', 'remote-mcp']);
 
 /** Packages that belong to the adapters and the API, never to the pure core. */
 const FORBIDDEN_PACKAGES = [
@@ -26,21 +62,10 @@ const FORBIDDEN_PACKAGES = [
   /^@opentelemetry\/(?!api$)/,
 ];
 
-/** For each pure room, the rooms of src/ it may import (besides itself). */
-const ALLOWED_ROOMS: Record<string, readonly string[]> = {
-  tools: ['redaction', 'errors.ts'],
-  access: ['tools', 'redaction', 'errors.ts'],
-  runtime: ['access', 'tools', 'redaction', 'errors.ts'],
-  // The one secret catalogue: a leaf every room may use, importing nothing of Airlock.
-  redaction: [],
-};
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
+/** TypeScript sources only: the plain-JavaScript start scripts (`start.js`, `build.js`) run before any of it. */
+function sourceFiles(entry: string): string[] {
+  if (!statSync(entry).isDirectory()) return /\.tsx?$/.test(entry) ? [entry] : [];
+  return readdirSync(entry).flatMap((name) => sourceFiles(path.join(entry, name)));
 }
 
 /** Every module specifier a file names: static imports and re-exports, and `import('…')` with a literal. */
@@ -59,12 +84,13 @@ function roomOf(file: string, specifier: string): string | null {
   return target.startsWith('..') ? `outside src (${target})` : target.split(path.sep)[0]!;
 }
 
+/** What one file of `room` imports that its row does not allow, each as `specifier (why)`. */
 export function violationsOf(room: string, file: string, source: string): string[] {
-  const allowed = new Set([room, ...ALLOWED_ROOMS[room]!]);
+  const allowed = new Set([room, ...(ALLOWED_ROOMS[room] ?? [])]);
   return specifiersOf(source).flatMap((specifier) => {
     const target = roomOf(file, specifier);
     if (target === null) {
-      if (specifier.startsWith('node:')) return [];
+      if (!WITHOUT_ADAPTER_PACKAGES.has(room) || specifier.startsWith('node:')) return [];
       return FORBIDDEN_PACKAGES.some((pattern) => pattern.test(specifier)) ? [`${specifier} (an adapter's package)`] : [];
     }
     return allowed.has(target) ? [] : [`${specifier} (room ${target})`];
@@ -72,11 +98,15 @@ export function violationsOf(room: string, file: string, source: string): string
 }
 
 describe('import direction', () => {
+  it('should give every room of src/ a row of the table', () => {
+    const rooms = readdirSync(SRC).filter((name) => sourceFiles(path.join(SRC, name)).length > 0);
+    expect(rooms.filter((room) => !(room in ALLOWED_ROOMS))).toEqual([]);
+    expect(Object.keys(ALLOWED_ROOMS).filter((room) => !rooms.includes(room))).toEqual([]);
+  });
+
   for (const room of Object.keys(ALLOWED_ROOMS)) {
-    it(`should keep src/${room}/ free of GraphQL, SQL and the rooms above it`, () => {
-      const files = sourceFiles(path.join(SRC, room));
-      expect(files.length).toBeGreaterThan(0);
-      const violations = files.flatMap((file) =>
+    it(`should let src/${room} import only ${ALLOWED_ROOMS[room]!.join(', ') || 'nothing of Airlock'}`, () => {
+      const violations = sourceFiles(path.join(SRC, room)).flatMap((file) =>
         violationsOf(room, file, readFileSync(file, 'utf8')).map((what) => `${path.relative(SRC, file)} imports ${what}`),
       );
       expect(violations).toEqual([]);
@@ -101,18 +131,32 @@ describe('import direction', () => {
     ].join('\n');
     expect(violationsOf('runtime', file, source).sort()).toEqual(
       [
-      'kysely (an adapter\'s package)',
-      '../db/database.ts (room db)',
-      '../graphql/builder.ts (room graphql)',
-      'graphql (an adapter\'s package)',
-      'pg (an adapter\'s package)',
-      '../context.ts (room context.ts)',
-      'prom-client (an adapter\'s package)',
-      '@opentelemetry/sdk-trace-base (an adapter\'s package)',
+        "kysely (an adapter's package)",
+        '../db/database.ts (room db)',
+        '../graphql/builder.ts (room graphql)',
+        "graphql (an adapter's package)",
+        "pg (an adapter's package)",
+        '../context.ts (room context.ts)',
+        "prom-client (an adapter's package)",
+        "@opentelemetry/sdk-trace-base (an adapter's package)",
       ].sort(),
     );
     expect(violationsOf('tools', path.join(SRC, 'tools', 'registry.ts'), "import type { GateInput } from '../access/gate.ts';")).toEqual([
       '../access/gate.ts (room access)',
     ]);
+  });
+
+  it('should catch an import that climbs back up from an outer room (the checker itself)', () => {
+    const service = path.join(SRC, 'services', 'mcp-servers.ts');
+    const climbing = ["import type { Services } from '../context.ts';", "import { decodeIdFor } from '../graphql/ids.ts';", "import { sql } from 'kysely';"].join('\n');
+    expect(violationsOf('services', service, climbing)).toEqual(['../context.ts (room context.ts)', '../graphql/ids.ts (room graphql)']);
+    expect(violationsOf('mcp', path.join(SRC, 'mcp', 'serve.ts'), "import { decodeIdFor } from '../graphql/ids.ts';")).toEqual([
+      '../graphql/ids.ts (room graphql)',
+    ]);
+    expect(violationsOf('remote-mcp', path.join(SRC, 'remote-mcp', 'tools.ts'), "import { mcpGroup } from '../services/mcp-catalog.ts';")).toEqual([
+      '../services/mcp-catalog.ts (room services)',
+    ]);
+    // A room missing from the table may import nothing but itself, and the row test above names it.
+    expect(violationsOf('attic', path.join(SRC, 'attic', 'a.ts'), "import { x } from '../errors.ts';")).toEqual(['../errors.ts (room errors.ts)']);
   });
 });
