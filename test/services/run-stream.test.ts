@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db, RunRow } from '../../src/db/database.ts';
+import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts';
+import type { StoredStep } from '../../src/runtime/privacy.ts';
+import { followRun, type RunStreamDeps, type RunStreamEvent } from '../../src/services/run-stream.ts';
+import type { Actor } from '../../src/tools/tool.ts';
+import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';
+import { leasedRun } from './run-host/fixture.ts';
+
+/**
+ * services/run-stream.ts, without a transport: a watcher of a run gets its stored steps, then the
+ * live ones, each once and in order; steps stored but never published (lost on the way from another
+ * instance, or their instance died) are read from storage before whatever follows them.
+ */
+
+const ADMIN: Actor = { id: '00000000-0000-4000-8000-000000000001', name: 'admin', isAdmin: true };
+const ZERO = { iterations: 0, usage: { promptTokens: 0, completionTokens: 0, cost: 0 } };
+
+const stepOf = (sequence: number): StoredStep => ({ kind: 'LLM', round: sequence, durationMs: 1, content: `step ${sequence}` });
+
+/** A run's storage (what `replay` reads) and its bus, with every read counted. */
+function streamFixture(db: Db) {
+  const bus = createRunEventBus<RunRow>();
+  const stored = new Map<string, { sequence: number; step: StoredStep }[]>();
+  const reads: { runId: string; afterSequence: number }[] = [];
+  const deps: RunStreamDeps = {
+    db,
+    runs: {
+      start: () => Promise.reject(new Error('not used: followRun only')),
+      replay: async (runId, afterSequence) => {
+        reads.push({ runId, afterSequence });
+        return (stored.get(runId) ?? []).filter((entry) => entry.sequence > afterSequence);
+      },
+      subscribe: (runId) => bus.subscribe(runId),
+      suspendedState: () => null,
+    },
+  };
+  return {
+    deps,
+    reads,
+    bus,
+    /** Stores steps (committed, not yet published). */
+    store(runId: string, ...sequences: number[]) {
+      const steps = stored.get(runId) ?? [];
+      stored.set(runId, [...steps, ...sequences.map((sequence) => ({ sequence, step: stepOf(sequence) }))]);
+    },
+    publishStep(runId: string, sequence: number) {
+      bus.publish({ type: 'step', runId, sequence, stateVersion: 1, progress: ZERO, full: stepOf(sequence), filtered: stepOf(sequence) });
+    },
+    publishFinished(run: RunRow) {
+      bus.publish({ type: 'finished', runId: run.id, finalContent: 'done.', run: { ...run, status: 'COMPLETED' } } satisfies RunBusEvent<RunRow>);
+    },
+  };
+}
+
+/** What a stream delivered, as `started`, `step 3`, `finished`. */
+async function drain(stream: AsyncGenerator<RunStreamEvent>): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const event of stream) seen.push(event.kind === 'step' ? `step ${event.view.sequence}` : event.kind);
+  return seen;
+}
+
+describe.each(TEST_DATABASES)('following a run (%s)', (kind) => {
+  let db: Db;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await openMigratedDb(kind);
+    db = opened.handle.db;
+    dispose = opened.dispose;
+  });
+  afterAll(() => dispose());
+
+  it('should replay the stored steps, then go on live without repeating one the replay already gave', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    f.store(run.id, 1, 2);
+    const stream = await followRun(f.deps, ADMIN, run.id);
+    // Step 2 was stored before the replay read it and published after the subscription: both saw it.
+    f.publishStep(run.id, 2);
+    f.store(run.id, 3);
+    f.publishStep(run.id, 3);
+    f.publishFinished(run);
+    expect(await drain(stream)).toEqual(['started', 'step 1', 'step 2', 'step 3', 'finished']);
+  });
+
+  it('should read from storage the steps never published, before the step, or the end, that follows them', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    f.store(run.id, 1);
+    const stream = await followRun(f.deps, ADMIN, run.id);
+    f.store(run.id, 2, 3, 4);
+    f.publishStep(run.id, 4);
+    f.store(run.id, 5);
+    f.publishFinished(run);
+    expect(await drain(stream)).toEqual(['started', 'step 1', 'step 2', 'step 3', 'step 4', 'step 5', 'finished']);
+    expect(f.reads.map((read) => read.afterSequence)).toEqual([0, 1, 4]);
+  });
+
+  it('should read a gap once for all the watchers waiting at the same step', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    const streams = await Promise.all([followRun(f.deps, ADMIN, run.id), followRun(f.deps, ADMIN, run.id), followRun(f.deps, ADMIN, run.id)]);
+    f.store(run.id, 1, 2);
+    f.publishStep(run.id, 2);
+    f.publishFinished(run);
+    const seen = await Promise.all(streams.map(drain));
+    for (const events of seen) expect(events).toEqual(['started', 'step 1', 'step 2', 'finished']);
+    // Three replays at the start, then one read of the gap before step 2 and one before the end.
+    expect(f.reads.map((read) => read.afterSequence)).toEqual([0, 0, 0, 0, 2]);
+  });
+
+  it('should serve a settled run from storage alone, with no subscription to the bus', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    await db.updateTable('runs').set({ status: 'COMPLETED', finished_at: new Date() }).where('id', '=', run.id).execute();
+    f.store(run.id, 1, 2);
+    const stream = await followRun(f.deps, ADMIN, run.id);
+    expect(f.bus.subscriberCount()).toBe(0);
+    expect(await drain(stream)).toEqual(['started', 'step 1', 'step 2', 'finished']);
+  });
+
+  it("should refuse another user's run as not found, and release its subscription", async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db, { userId: null });
+    const stranger: Actor = { id: '00000000-0000-4000-8000-000000000002', name: 'stranger', isAdmin: false };
+    await expect(followRun(f.deps, stranger, run.id)).rejects.toMatchObject({ name: 'NotFoundError' });
+    expect(f.bus.subscriberCount()).toBe(0);
+  });
+});
