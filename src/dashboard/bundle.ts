@@ -29,8 +29,11 @@ export async function bundleDashboard(appDir: string = APP_DIR): Promise<Dashboa
   // Loaded here, not by the server's start: a built server (dist/) reads the bundle instead.
   const { build } = await import('esbuild');
   const result = await build({
-    // The console, and GraphiQL's fetcher (graphql-ws with the token in connection_init; see graphiql.js).
-    entryPoints: { app: path.join(appDir, 'main.js'), graphiql: path.join(appDir, 'graphiql.js') },
+    // The console, and GraphiQL's fetcher (graphql-ws with the token in connection_init; see graphiql.ts).
+    entryPoints: { app: path.join(appDir, 'main.tsx'), graphiql: path.join(appDir, 'graphiql.ts') },
+    // TSX with Preact's automatic runtime (as src/dashboard/app/tsconfig.json tells the type check).
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     bundle: true,
     write: false,
     outdir: 'out',

@@ -48,7 +48,7 @@ export interface DashboardRoute {
 export function dashboardRoute(logger: Logger): DashboardRoute {
   let assets: DashboardAssets | null = null;
   let failed = false;
-  const ready = (existsSync(path.join(APP_DIR, 'main.js')) ? bundleDashboard() : readBuiltDashboard(BUILT_DIR)).then(
+  const ready = (existsSync(path.join(APP_DIR, 'main.tsx')) ? bundleDashboard() : readBuiltDashboard(BUILT_DIR)).then(
     (built) => {
       assets = built;
     },

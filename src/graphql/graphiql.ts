@@ -70,7 +70,7 @@ const START_SCRIPT = `{
 }
 `;
 
-/** The console bundle's GraphiQL fetcher (src/dashboard/app/graphiql.js), served by the console route. */
+/** The console bundle's GraphiQL fetcher (src/dashboard/app/graphiql.ts, bundled as graphiql.js), served by the console route. */
 const FETCHER_SCRIPT = `${CONSOLE_PATH}/graphiql.js`;
 
 /** Styles of the page's own additions (the link back to the console). */

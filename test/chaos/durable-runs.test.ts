@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
 import { deploymentEnv, eventually, follow, oneToN, startInstance, type Followed, type Instance } from '../helpers/instances.ts';

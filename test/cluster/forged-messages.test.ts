@@ -3,7 +3,7 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveBusKey, MAX_MESSAGE_AGE_MS, sealBusMessage } from '../../src/cluster/signing.ts';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
 import { deploymentEnv, eventually, follow, startInstance, toolRounds, type Instance } from '../helpers/instances.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';
 import { deploymentEnv, eventually, follow, oneToN, startInstance, toolRounds, type Instance } from '../helpers/instances.ts';

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUDGET_PERIODS, PROVIDER_KINDS } from '../../src/db/database.ts';
 import { PRIVACY_LEVELS } from '../../src/runtime/privacy.ts';
 import { TRUNCATION_MODES } from '../../src/tools/bounds.ts';
-// @ts-expect-error: the console's sources are plain JS modules without declarations.
-import { KIND_LABELS, PERIOD_LABELS, PRIVACY_LABELS, TRUNCATION_LABELS } from '../../src/dashboard/app/labels.js';
+import { KIND_LABELS, PERIOD_LABELS, PRIVACY_LABELS, TRUNCATION_LABELS } from '../../src/dashboard/app/labels.ts';
 
 /** The console names every value of the API's enums, no more, in the server's order. */
 describe("the console's labels of the API's enums", () => {

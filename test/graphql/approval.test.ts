@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { graphql, type DocumentType } from '../../src/graphql/client/gql.ts';
-import type { CreateConfigurationInput } from '../../src/graphql/client/graphql.ts';
+import { graphql, type DocumentType } from '../gql/gql.ts';
+import type { CreateConfigurationInput } from '../gql/graphql.ts';
 import { member } from '../helpers/documents.ts';
 import { collect, CREATE_CONFIGURATION, CREATE_MODEL, CREATE_PROVIDER, lastEvent, RUN_AGENT, RUN_EVENTS, stepsOf, wsClient } from '../helpers/runs.ts';
 

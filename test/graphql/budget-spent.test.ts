@@ -1,6 +1,6 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { periodStart } from '../../src/runtime/budget.ts';
 import { startFakeServer, type FakeServer } from '../fixtures/wires/fake-server.ts';
 import { encodeOpenAi } from '../fixtures/wires/openai.ts';

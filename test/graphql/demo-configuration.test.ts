@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { DEMO_CONFIGURATION } from '../../src/services/demo-catalogue.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { graphql } from '../../src/graphql/client/gql.ts';
-import type { PrivacyLevel } from '../../src/graphql/client/graphql.ts';
+import { graphql } from '../gql/gql.ts';
+import type { PrivacyLevel } from '../gql/graphql.ts';
 import { member, textOf } from '../helpers/documents.ts';
 import { collect, lastEvent, RUN_AGENT, RUN_EVENTS, scriptedConfiguration, sseEvents, stepsOf, wsClient, type RunEvent } from '../helpers/runs.ts';
 

@@ -1,7 +1,7 @@
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, type DocumentType } from '../../src/graphql/client/gql.ts';
+import { graphql, type DocumentType } from '../gql/gql.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { member, textOf } from '../helpers/documents.ts';

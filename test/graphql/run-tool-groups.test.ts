@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
-import type { RunAgentInput } from '../../src/graphql/client/graphql.ts';
+import { graphql } from '../gql/gql.ts';
+import type { RunAgentInput } from '../gql/graphql.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, type DocumentType } from '../../src/graphql/client/gql.ts';
+import { graphql, type DocumentType } from '../gql/gql.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';

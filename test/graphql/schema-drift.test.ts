@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { generate } from '@graphql-codegen/cli';
 import { beforeAll, describe, expect, it } from 'vitest';
-import config from '../../codegen.ts';
+import config, { withGeneratedNotice } from '../../codegen.ts';
 
 const ROOT = new URL('../../', import.meta.url);
-const TYPED_DOCUMENTS = 'src/graphql/client/';
+/** Where the typed documents go: the console's next to it, the tests' under test/. */
+const TYPED_DOCUMENTS = ['src/dashboard/app/gql/', 'test/gql/'];
 
 describe('`npm run codegen` outputs (run it and commit the result)', () => {
   let outputs: { filename: string; content: string }[];
@@ -12,7 +13,9 @@ describe('`npm run codegen` outputs (run it and commit the result)', () => {
   const generated = (filename: string) => outputs.find((output) => output.filename === filename);
 
   beforeAll(async () => {
-    outputs = (await generate({ ...config, silent: true }, false)) as { filename: string; content: string }[];
+    const generatedNow = (await generate({ ...config, silent: true }, false)) as { filename: string; content: string }[];
+    // As `npm run codegen` writes them (its write hook adds the generated-file notice).
+    outputs = generatedNow.map((output) => ({ ...output, content: withGeneratedNotice(output.filename, output.content) }));
   });
 
   it('should commit schema/schema.graphql as the code prints it', () => {
@@ -21,11 +24,20 @@ describe('`npm run codegen` outputs (run it and commit the result)', () => {
     expect(committed('schema/schema.graphql')).toBe(printed!.content);
   });
 
-  it(`should commit the typed documents in ${TYPED_DOCUMENTS} as codegen makes them from the tests' graphql(...) operations`, () => {
-    const documents = outputs.filter((output) => output.filename.startsWith(TYPED_DOCUMENTS));
-    expect(documents.map((output) => output.filename)).toContain(`${TYPED_DOCUMENTS}graphql.ts`);
+  it.each(TYPED_DOCUMENTS)(`should commit the typed documents in %s as codegen makes them from the graphql(...) operations`, (folder) => {
+    const documents = outputs.filter((output) => output.filename.startsWith(folder));
+    expect(documents.map((output) => output.filename)).toContain(`${folder}graphql.ts`);
     // No file codegen no longer makes stays behind.
-    expect(readdirSync(new URL(TYPED_DOCUMENTS, ROOT)).sort()).toEqual(documents.map((output) => output.filename.slice(TYPED_DOCUMENTS.length)).sort());
-    for (const output of documents) expect(committed(output.filename), `${output.filename} differs from codegen's`).toBe(output.content);
+    expect(readdirSync(new URL(folder, ROOT)).sort()).toEqual(documents.map((output) => output.filename.slice(folder.length)).sort());
+    for (const output of documents) {
+      expect(committed(output.filename), `${output.filename} differs from codegen's`).toBe(output.content);
+      expect(output.content.startsWith('/* @generated'), `${output.filename} starts with a generated-file notice`).toBe(true);
+    }
+  });
+
+  it("should give the console's bundle only the console's operations", () => {
+    const consoleDocuments = committed('src/dashboard/app/gql/gql.ts');
+    expect(consoleDocuments).toContain('ConsoleViewer');
+    expect(consoleDocuments).not.toMatch(/"\s*(query|mutation|subscription) (?!Console)\w+/);
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member, textOf } from '../helpers/documents.ts';

@@ -1,7 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { graphql } from '../../src/graphql/client/gql.ts';
-import type { PrivacyLevel, RunEventFieldsFragment } from '../../src/graphql/client/graphql.ts';
+import { graphql } from '../gql/gql.ts';
+import type { PrivacyLevel, RunEventFieldsFragment } from '../gql/graphql.ts';
 import type { TestApp } from './app.ts';
 import { member, textOf, type TypedDocumentNode } from './documents.ts';
 

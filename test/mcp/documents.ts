@@ -1,4 +1,4 @@
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 
 /** Documents the MCP import tests share. */
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';
 

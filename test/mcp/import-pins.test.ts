@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { definitionDigest } from '../../src/remote-mcp/definition-digest.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';

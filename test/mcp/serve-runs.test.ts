@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
+import { graphql } from '../gql/gql.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { member } from '../helpers/documents.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql } from '../../src/graphql/client/gql.ts';
-import type { PrivacyLevel } from '../../src/graphql/client/graphql.ts';
+import { graphql } from '../gql/gql.ts';
+import type { PrivacyLevel } from '../gql/graphql.ts';
 import { decodeIdFor } from '../../src/global-id.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fixtures/otlp-receiver.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -65,7 +65,7 @@ describe('the cost of a list feed', () => {
   });
 
   it("should accept the console's feed documents", () => {
-    const source = readFileSync(path.resolve(import.meta.dirname, '../../src/dashboard/app/documents.js'), 'utf8');
+    const source = readFileSync(path.resolve(import.meta.dirname, '../../src/dashboard/app/documents.ts'), 'utf8');
     const subscriptions = [...source.matchAll(/graphql\(`\s*(subscription [\s\S]*?)`\)/g)].map((match) => match[1]!);
     const variables: Record<string, Record<string, unknown>> = { ConsoleRunUpdates: { filter: null }, ConsoleApprovalRequests: {}, ConsoleRunEvents: { runId: 'x' } };
     expect(subscriptions.map((document) => /^subscription (\w+)/.exec(document)![1]).sort()).toEqual(Object.keys(variables).sort());

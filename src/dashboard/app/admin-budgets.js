@@ -2,11 +2,11 @@
 // beside what the current period has spent. `setBudget` creates or replaces one; the API has no
 // delete, so "no limit" is all three limits at 0.
 import { useEffect, useState } from 'preact/hooks';
-import { ADMIN_BUDGETS, SET_BUDGET } from './admin-documents.js';
+import { ADMIN_BUDGETS, SET_BUDGET } from './admin-documents.ts';
 import { AdminSection, listOr, useAdminData } from './admin-section.js';
 import { Form, numberField, RowButton, SelectField, submitForm, TextField, useForm } from './forms.js';
 import { formatCost, html } from './html.js';
-import { optionsOf, PERIOD_LABELS } from './labels.js';
+import { optionsOf, PERIOD_LABELS } from './labels.ts';
 
 const PERIOD_OPTIONS = optionsOf(PERIOD_LABELS);
 

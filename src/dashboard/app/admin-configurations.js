@@ -1,12 +1,12 @@
 // Configurations: what a run is (model, system prompt, tool groups, limits, privacy of the stored
 // copy, approvals). Any user may run one; only admins create, change or delete them.
 import { useEffect, useState } from 'preact/hooks';
-import { ADMIN_CONFIGURATIONS, ADMIN_MODELS, CREATE_CONFIGURATION, DELETE_CONFIGURATION, UPDATE_CONFIGURATION } from './admin-documents.js';
+import { ADMIN_CONFIGURATIONS, ADMIN_MODELS, CREATE_CONFIGURATION, DELETE_CONFIGURATION, UPDATE_CONFIGURATION } from './admin-documents.ts';
 import { AdminSection, deleteWith, listOr, useAdminData } from './admin-section.js';
-import { TOOL_GROUPS } from './documents.js';
+import { TOOL_GROUPS } from './documents.ts';
 import { CheckboxField, CheckboxListField, DeleteButton, Form, numberField, RowButton, SelectField, submitForm, TextField, useForm } from './forms.js';
 import { html } from './html.js';
-import { optionsOf, PRIVACY_LABELS, TRUNCATION_LABELS } from './labels.js';
+import { optionsOf, PRIVACY_LABELS, TRUNCATION_LABELS } from './labels.ts';
 
 const PRIVACY_OPTIONS = optionsOf(PRIVACY_LABELS);
 const TRUNCATION_OPTIONS = optionsOf(TRUNCATION_LABELS);

@@ -1,7 +1,7 @@
 // Models: a provider's model under a name of ours, with its prices (per million tokens), which
 // price every call's usage.
 import { useEffect, useState } from 'preact/hooks';
-import { ADMIN_MODELS, ADMIN_PROVIDERS, CREATE_MODEL, DELETE_MODEL, UPDATE_MODEL } from './admin-documents.js';
+import { ADMIN_MODELS, ADMIN_PROVIDERS, CREATE_MODEL, DELETE_MODEL, UPDATE_MODEL } from './admin-documents.ts';
 import { AdminSection, deleteWith, listOr, useAdminData } from './admin-section.js';
 import { DeleteButton, Form, numberField, RowButton, SelectField, submitForm, TextField, useForm } from './forms.js';
 import { html } from './html.js';

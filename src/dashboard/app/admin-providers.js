@@ -1,11 +1,11 @@
 // Providers: where models are served. Kind-specific settings; the API key and the extra headers'
 // values are write-only (the API never returns them: the list and the form say "set").
 import { useState } from 'preact/hooks';
-import { ADMIN_PROVIDERS, CREATE_PROVIDER, DELETE_PROVIDER, UPDATE_PROVIDER } from './admin-documents.js';
+import { ADMIN_PROVIDERS, CREATE_PROVIDER, DELETE_PROVIDER, UPDATE_PROVIDER } from './admin-documents.ts';
 import { AdminSection, deleteWith, listOr, useAdminData } from './admin-section.js';
 import { CheckboxField, DeleteButton, Form, numberField, RowButton, SelectField, submitForm, TextField, useForm } from './forms.js';
 import { html, pretty } from './html.js';
-import { KIND_LABELS, optionsOf } from './labels.js';
+import { KIND_LABELS, optionsOf } from './labels.ts';
 
 const KIND_OPTIONS = optionsOf(KIND_LABELS);
 

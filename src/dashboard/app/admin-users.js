@@ -2,9 +2,9 @@
 // reactivate, make or unmake admin, delete. Only a token's digest is stored: once this page lets go
 // of a token it cannot be shown again.
 import { useRef, useState } from 'preact/hooks';
-import { CREATE_USER, DELETE_USER, SET_ADMIN } from './admin-documents.js';
+import { CREATE_USER, DELETE_USER, SET_ADMIN } from './admin-documents.ts';
 import { AdminSection, deleteWith, listOr, useAdminData } from './admin-section.js';
-import { ROTATE_TOKEN, SET_USER_ACTIVE, USERS } from './documents.js';
+import { ROTATE_TOKEN, SET_USER_ACTIVE, USERS } from './documents.ts';
 import { CheckboxField, DeleteButton, Form, RowButton, submitForm, TextField, useForm } from './forms.js';
 import { formatTime, html } from './html.js';
 

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, TOOL_GROUPS, USAGE_BY_DAY } from './documents.js';
+import { SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, TOOL_GROUPS, USAGE_BY_DAY } from './documents.ts';
 import { formatCost, html } from './html.js';
-import { RESET_TOOL, RESET_TOOL_GROUP } from './admin-documents.js';
+import { RESET_TOOL, RESET_TOOL_GROUP } from './admin-documents.ts';
 import { RowButton } from './forms.js';
 import { ProvidersSection } from './admin-providers.js';
 import { ModelsSection } from './admin-models.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { APPROVAL_REQUESTS, APPROVE_RUN } from './documents.js';
+import { APPROVAL_REQUESTS, APPROVE_RUN } from './documents.ts';
 import { html, pretty, runHref } from './html.js';
 
 const EXPLAIN = {

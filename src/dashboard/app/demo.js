@@ -2,9 +2,9 @@
 // (an offline SCRIPTED model reading the sample records with describe_tables and read_records) and
 // lands in the Playground on it, its offered tools ticked and a prompt typed.
 import { useState } from 'preact/hooks';
-import { CREATE_DEMO_CONFIGURATION, RUNNABLE_TOOLS } from './documents.js';
+import { CREATE_DEMO_CONFIGURATION, RUNNABLE_TOOLS } from './documents.ts';
 import { html } from './html.js';
-import { savePlayground } from './playground-state.js';
+import { savePlayground } from './playground-state.ts';
 
 export const DEMO_PROMPT = 'Which tables can you read, and who are our first customers?';
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CANCEL_RUN, RUN, RUN_EVENTS } from './documents.js';
+import { CANCEL_RUN, RUN, RUN_EVENTS } from './documents.ts';
 import { formatCost, formatTime, html, pretty } from './html.js';
 
 const PRIVACY_NOTE = {

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CONFIGURATIONS, RUNNABLE_TOOLS, START_RUN } from './documents.js';
+import { CONFIGURATIONS, RUNNABLE_TOOLS, START_RUN } from './documents.ts';
 import { html, runHref } from './html.js';
 import { DemoSetup } from './demo.js';
-import { restorePlayground, savePlayground } from './playground-state.js';
+import { restorePlayground, savePlayground } from './playground-state.ts';
 
 /** A group's checkbox: checked when every offered tool is ticked, "mixed" when only some of the group is. */
 function GroupCheckbox({ group, ticked, onToggle }) {

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { CONFIGURATIONS, RUNS, RUN_UPDATES, USERS } from './documents.js';
+import { CONFIGURATIONS, RUNS, RUN_UPDATES, USERS } from './documents.ts';
 import { formatCost, formatTime, html, runHref, STATUSES } from './html.js';
 import { DemoSetup } from './demo.js';
 

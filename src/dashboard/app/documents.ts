@@ -1,6 +1,6 @@
 // Every operation the console sends, as typed documents: `npm run codegen` reads these `graphql()`
-// calls (codegen.ts lists src/dashboard/app) and generates their types into src/graphql/client/.
-import { graphql } from '../../graphql/client/gql.ts';
+// calls (codegen.ts lists src/dashboard/app) and generates their types into ./gql/ (next to the console).
+import { graphql } from './gql/gql.ts';
 
 export const VIEWER = graphql(`
   query ConsoleViewer { viewer { id name isAdmin } }

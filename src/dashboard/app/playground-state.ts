@@ -2,12 +2,18 @@
 // and the prompt, so a reload keeps them and the demo button can open the Playground ready to run.
 const KEY = 'airlock.playground';
 
-export function restorePlayground() {
+export interface PlaygroundState {
+  readonly configurationId: string;
+  readonly ticks: readonly string[];
+  readonly prompt: string;
+}
+
+export function restorePlayground(): PlaygroundState {
   try {
     const saved = JSON.parse(sessionStorage.getItem(KEY) ?? '{}');
     return {
       configurationId: typeof saved.configurationId === 'string' ? saved.configurationId : '',
-      ticks: Array.isArray(saved.ticks) ? saved.ticks.filter((t) => typeof t === 'string') : [],
+      ticks: Array.isArray(saved.ticks) ? saved.ticks.filter((tick: unknown): tick is string => typeof tick === 'string') : [],
       prompt: typeof saved.prompt === 'string' ? saved.prompt : '',
     };
   } catch {
@@ -15,6 +21,6 @@ export function restorePlayground() {
   }
 }
 
-export function savePlayground({ configurationId, ticks, prompt }) {
+export function savePlayground({ configurationId, ticks, prompt }: PlaygroundState): void {
   sessionStorage.setItem(KEY, JSON.stringify({ configurationId, ticks: [...ticks], prompt }));
 }

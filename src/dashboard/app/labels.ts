@@ -9,7 +9,7 @@ export const KIND_LABELS = {
   OLLAMA: 'Ollama',
   GEMINI: 'Gemini',
   SCRIPTED: 'Scripted (offline)',
-};
+} as const;
 
 /** PrivacyLevel (src/runtime/privacy.ts PRIVACY_LEVELS): what of a run is stored. */
 export const PRIVACY_LABELS = {
@@ -17,19 +17,19 @@ export const PRIVACY_LABELS = {
   METADATA: 'METADATA: counts and names only, no content (the default)',
   REDACTED: 'REDACTED: content with secrets and e-mail addresses masked',
   FULL: 'FULL: content verbatim',
-};
+} as const;
 
 /** TruncationMode (src/tools/bounds.ts TRUNCATION_MODES): how a tool output over the cap is cut. */
 export const TRUNCATION_LABELS = {
   HEAD: 'HEAD: keep the start',
   MIDDLE: 'MIDDLE: keep the start and the end',
-};
+} as const;
 
 /** BudgetPeriod (src/db/database.ts BUDGET_PERIODS). */
 export const PERIOD_LABELS = {
   DAILY: 'Per day (UTC)',
   MONTHLY: 'Per month (UTC)',
-};
+} as const;
 
 /** `[value, label]` pairs for a select. */
-export const optionsOf = (labels) => Object.entries(labels);
+export const optionsOf = (labels: Readonly<Record<string, string>>): [string, string][] => Object.entries(labels);

@@ -1,7 +1,7 @@
 // The operations of the Admin page's forms, as typed documents (read by `npm run codegen` like
 // documents.js). Every mutation selects its ValidationError issues, so a form can show each one
 // beside the field its path names.
-import { graphql } from '../../graphql/client/gql.ts';
+import { graphql } from './gql/gql.ts';
 
 export const ADMIN_PROVIDERS = graphql(`
   query ConsoleAdminProviders { providers { id name kind baseUrl hasApiKey settings headerNames models { id } } }
