@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
-import { SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, TOOL_GROUPS, USAGE_BY_DAY } from './documents.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { SET_TOOL_ENABLED, SET_TOOL_GROUP_ENABLED, TOOL_GROUPS } from './documents.ts';
+import { Usage } from './components/usage.tsx';
 import { formatCost, html } from './html.js';
 import { RESET_TOOL, RESET_TOOL_GROUP } from './admin-documents.ts';
 import { RowButton } from './forms.js';
@@ -49,48 +49,6 @@ function ToolSwitches({ session, setError }) {
   </section>`;
 }
 
-function UsageChart({ rows }) {
-  const target = useRef(null);
-  useEffect(() => {
-    if (!target.current || rows.length === 0) return;
-    const xs = rows.map((r) => Date.parse(`${r.day}T00:00:00Z`) / 1000);
-    const chart = new uPlot(
-      {
-        title: 'Cost per day (USD)',
-        width: Math.min(800, target.current.clientWidth || 800),
-        height: 240,
-        series: [{}, { label: 'Cost', stroke: '#1a5fb4', width: 2, value: (_u, v) => (v === null ? '—' : `$${v.toFixed(6)}`) }],
-        axes: [{}, { values: (_u, ticks) => ticks.map((v) => `$${v}`) }],
-      },
-      [xs, rows.map((r) => r.cost)],
-      target.current,
-    );
-    return () => chart.destroy();
-  }, [rows]);
-  return html`<div ref=${target} class="chart" aria-hidden="true"></div>`;
-}
-
-function Usage({ session, setError }) {
-  const [rows, setRows] = useState(null);
-  useEffect(() => {
-    const to = new Date(Date.now() + 86_400_000);
-    const from = new Date(to.getTime() - 31 * 86_400_000);
-    session.request(USAGE_BY_DAY, { from: from.toISOString(), to: to.toISOString() }).then((d) => setRows(d.usageSummary), (e) => setError(e.message));
-  }, [session]);
-  return html`<section aria-labelledby="usage-heading">
-    <h2 id="usage-heading">Usage and cost by day (last 30 days)</h2>
-    ${rows === null
-      ? html`<p role="status">Loading…</p>`
-      : rows.length === 0
-        ? html`<p class="empty">No usage recorded in the last 30 days.</p>`
-        : html`<${UsageChart} rows=${rows} />
-          <table id="usage-table"><caption>Usage by day (the chart's data)</caption>
-            <thead><tr><th scope="col">Day</th><th scope="col">Requests</th><th scope="col">Prompt tokens</th><th scope="col">Completion tokens</th><th scope="col">Cost</th></tr></thead>
-            <tbody>${rows.map((r) => html`<tr key=${r.day}><td>${r.day}</td><td>${r.requests}</td><td>${r.promptTokens}</td><td>${r.completionTokens}</td><td>${formatCost(r.cost)}</td></tr>`)}</tbody>
-          </table>`}
-  </section>`;
-}
-
 /**
  * Admin: the forms for what the API configures (providers, models, configurations, users,
  * budgets), the tool switches with their cascade, and usage by day. One form is open at a time
@@ -112,6 +70,6 @@ export function AdminPage({ session, viewer }) {
     <${UsersSection} ...${admin} />
     <${BudgetsSection} ...${admin} />
     <${ToolSwitches} ...${props} />
-    <${Usage} ...${props} />
+    <${Usage} />
   `;
 }
