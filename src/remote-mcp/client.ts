@@ -48,7 +48,7 @@ export interface RemoteToolListing {
 }
 
 // Lenient on purpose: the SDK's own `listTools` refuses the WHOLE list when one tool's schema is
-// malformed; here only the envelope must hold, and each tool is judged on its own (remote-tools.ts).
+// malformed; here only the envelope must hold, and each tool is judged on its own (tools.ts).
 const listResultSchema = z.looseObject({
   tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), inputSchema: z.unknown() })),
   nextCursor: z.string().optional(),

@@ -44,7 +44,7 @@ function importsOf(listing: readonly RemoteToolListing[], adminOnly: ReadonlyMap
     const schemaJson = JSON.stringify(tool.inputSchema ?? null);
     const tooLarge = Buffer.byteLength(schemaJson, 'utf8') > MAX_REMOTE_SCHEMA_BYTES;
     // Name, schema (bounded validation work, no control token where it validates) and the whole
-    // definition as offered to the model within MAX_REMOTE_DEFINITION_BYTES (remote-tools.ts).
+    // definition as offered to the model within MAX_REMOTE_DEFINITION_BYTES (remote-mcp/tools.ts).
     const reason = tooLarge ? `the input schema exceeds ${MAX_REMOTE_SCHEMA_BYTES} bytes` : remoteToolProblem(tool);
     return {
       name: tool.name.slice(0, 200),
