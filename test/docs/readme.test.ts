@@ -1,35 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WATCH_RUN } from '../../examples/watch-run.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
+import { anchorsOf, DOCUMENTS, externalUrls, fencedBlocks, relativeLinks, ROOT, type Snippet } from './markdown.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-interface Snippet {
-  /** Where the snippet starts, as `README.md:<line>`. */
-  readonly where: string;
-  readonly source: string;
-}
-
-/** Fenced blocks of one language, with the line of their first content line. */
-function fencedBlocks(file: string, language: string): Snippet[] {
-  const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
-  const blocks: Snippet[] = [];
-  let start = -1;
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!.trim();
-    if (start < 0 && line === '```' + language) start = index + 1;
-    else if (start >= 0 && line === '```') {
-      blocks.push({ where: `${file}:${start + 1}`, source: lines.slice(start, index).join('\n') });
-      start = -1;
-    }
-  }
-  return blocks;
-}
-
-/** The operations the README's shell recipe sends: the quoted first argument of its `gql` helper. */
+/** The operations a shell recipe sends: the quoted first argument of the README's `gql` helper. */
 function shellOperations(file: string): Snippet[] {
   return fencedBlocks(file, 'sh').flatMap((block) => {
     const [file_, line] = block.where.split(':');
@@ -60,39 +37,51 @@ describe('GraphQL in the documentation', () => {
     schema = buildSchema();
   });
 
-  it('should find the README snippets', () => {
-    expect(fencedBlocks('README.md', 'graphql').length).toBeGreaterThan(5);
-    expect(shellOperations('README.md').length).toBeGreaterThan(3);
+  it('should read the README and every page of docs/', () => {
+    expect(DOCUMENTS[0]).toBe('README.md');
+    expect(DOCUMENTS).toEqual(expect.arrayContaining(['docs/architecture.md', 'docs/deploying.md']));
   });
 
-  it('should validate every ```graphql block of README.md against the schema, one operation each', () => {
-    const problems = fencedBlocks('README.md', 'graphql').flatMap((block) => problemsOf(schema, block));
+  it('should find the snippets: the first run in the README, the rest in docs/', () => {
+    expect(shellOperations('README.md').length).toBeGreaterThan(3);
+    expect(DOCUMENTS.flatMap((file) => fencedBlocks(file, 'graphql')).length).toBeGreaterThan(5);
+  });
+
+  it('should validate every ```graphql block against the schema, one operation each', () => {
+    const problems = DOCUMENTS.flatMap((file) => fencedBlocks(file, 'graphql')).flatMap((block) => problemsOf(schema, block));
     expect(problems).toEqual([]);
   });
 
-  it('should validate every operation of the README shell recipe against the schema', () => {
-    const problems = shellOperations('README.md').flatMap((operation) => problemsOf(schema, operation));
+  it('should validate every operation of a shell recipe against the schema', () => {
+    const problems = DOCUMENTS.flatMap(shellOperations).flatMap((operation) => problemsOf(schema, operation));
     expect(problems).toEqual([]);
   });
 
   it('should validate the operation of examples/watch-run.ts', () => {
     expect(problemsOf(schema, { where: 'examples/watch-run.ts', source: WATCH_RUN })).toEqual([]);
   });
+});
 
-  it('should link only to files of the repository, and only to files that exist', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    expect(readme.match(/https?:\/\/(?!localhost|127\.0\.0\.1)[^\s)`'"]+/g) ?? []).toEqual([]);
-    const missing = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]
-      .map((match) => match[1]!)
-      .filter((target) => !target.startsWith('docs/deploying.md')) // written concurrently (issue 12)
-      .filter((target) => {
-        try {
-          readFileSync(path.join(ROOT, target));
-          return false;
-        } catch {
-          return true;
-        }
-      });
-    expect(missing).toEqual([]);
+describe('links in the documentation', () => {
+  it('should link only to files of the repository', () => {
+    expect(DOCUMENTS.flatMap(externalUrls)).toEqual([]);
+  });
+
+  it('should link only to files that exist, and to headings that exist', () => {
+    const broken = DOCUMENTS.flatMap(relativeLinks).filter((link) => {
+      if (!existsSync(path.join(ROOT, link.file))) return true;
+      return link.anchor !== undefined && link.file.endsWith('.md') && !anchorsOf(link.file).has(link.anchor);
+    });
+    expect(broken.map((link) => `${link.from}: ${link.written}`)).toEqual([]);
+  });
+
+  it('should reach every page of docs/ from the README', () => {
+    const linked = new Set(relativeLinks('README.md').map((link) => link.file));
+    expect(DOCUMENTS.filter((file) => file !== 'README.md' && !linked.has(file))).toEqual([]);
+  });
+
+  it('should catch a link to a missing heading (the check checks)', () => {
+    expect(anchorsOf('README.md').has('requirements')).toBe(true);
+    expect(anchorsOf('README.md').has('no-such-heading')).toBe(false);
   });
 });
