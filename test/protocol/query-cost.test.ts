@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   getNamedType,
   isCompositeType,
@@ -20,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { pageSizeOf, QUERY_COST, queryCostOf } from '../../src/graphql/query-cost.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
+import { DOCUMENTS, fencedBlocks } from '../docs/markdown.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { scriptedConfiguration, wsClient } from '../helpers/runs.ts';
@@ -27,18 +26,16 @@ import { RawSocket } from './raw-socket.ts';
 
 /**
  * The query cost (src/graphql/query-cost.ts) is calibrated on what dashboards ask for: the
- * README's operations and a page of steps with every field and the artifacts union must pass
+ * documented operations (README and docs/) and a page of steps with every field and the artifacts union must pass
  * and be answered; the abusive documents are refused in query-abuse.test.ts.
  */
 
-const README = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
-
-/** Every ```graphql block of the README. */
-const README_OPERATIONS = [...README.matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** Every ```graphql block of the README and of docs/. */
+const README_OPERATIONS = DOCUMENTS.flatMap((file) => fencedBlocks(file, 'graphql')).map((block) => block.source);
 
 function readmeOperation(name: string): string {
   const found = README_OPERATIONS.filter((source) => new RegExp(`^(query|subscription|mutation) ${name}\\b`, 'm').test(source));
-  expect(found, `the README shows the ${name} operation`).toHaveLength(1);
+  expect(found, `the documentation shows the ${name} operation`).toHaveLength(1);
   return found[0]!;
 }
 
