@@ -109,3 +109,73 @@ export const RESET_TOOL_GROUP = graphql(`
 export const RESET_TOOL = graphql(`
   mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }
 `);
+
+/** A tool definition as the MCP section shows it: the pinned one, and a pending one beside it. */
+export const ADMIN_MCP_SERVERS = graphql(`
+  query ConsoleAdminMcpServers {
+    mcpServers {
+      id name url group headerNames refreshedAt
+      tools {
+        name description inputSchema adminOnly available unavailableReason pinnedDigest
+        pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }
+      }
+    }
+    toolGroups { name enabled tools { name enabled toolEnabled } }
+  }
+`);
+
+export const CREATE_MCP_SERVER = graphql(`
+  mutation ConsoleCreateMcpServer($input: CreateMcpServerInput!) {
+    createMcpServer(input: $input) { __typename ... on McpServer { id name tools { name } } ... on ValidationError { issues { path message } } ... on Error { message } }
+  }
+`);
+
+export const UPDATE_MCP_SERVER = graphql(`
+  mutation ConsoleUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {
+    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { id name } ... on ValidationError { issues { path message } } ... on Error { message } }
+  }
+`);
+
+export const REFRESH_MCP_SERVER = graphql(`
+  mutation ConsoleRefreshMcpServer($id: ID!) {
+    refreshMcpServer(id: $id) { __typename ... on McpServer { id name tools { name } } ... on Error { message } }
+  }
+`);
+
+export const DELETE_MCP_SERVER = graphql(`
+  mutation ConsoleDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }
+`);
+
+export const SET_MCP_TOOL_ADMIN_ONLY = graphql(`
+  mutation ConsoleSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {
+    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { id } ... on Error { message } }
+  }
+`);
+
+export const ACCEPT_MCP_TOOL_CHANGE = graphql(`
+  mutation ConsoleAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {
+    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }
+  }
+`);
+
+export const REJECT_MCP_TOOL_CHANGE = graphql(`
+  mutation ConsoleRejectMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {
+    rejectMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }
+  }
+`);
+
+export const ADMIN_TABLE_GRANTS = graphql(`
+  query ConsoleAdminTableGrants { users { id name isAdmin tableGrants { table mode createdAt } } }
+`);
+
+export const GRANT_TABLE = graphql(`
+  mutation ConsoleGrantTable($userId: ID!, $table: String!, $mode: GrantMode!) {
+    grantTable(userId: $userId, table: $table, mode: $mode) { __typename ... on User { id name } ... on ValidationError { issues { path message } } ... on Error { message } }
+  }
+`);
+
+export const REVOKE_TABLE = graphql(`
+  mutation ConsoleRevokeTable($userId: ID!, $table: String!) {
+    revokeTable(userId: $userId, table: $table) { __typename ... on User { id name } ... on Error { message } }
+  }
+`);

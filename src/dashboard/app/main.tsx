@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { VIEWER } from './documents.ts';
 import { useHash } from './hooks/use-hash.ts';
 import { SessionContext, type SignedIn, type Viewer } from './hooks/use-session.ts';
-import { AdminPage } from './admin.js';
+import { AdminPage } from './pages/admin/index.tsx';
 import { ApprovalsPage } from './approvals.js';
 import { InspectorPage } from './inspector.js';
 import { PlaygroundPage } from './playground.js';
@@ -69,7 +69,7 @@ function Page({ route, signedIn }: { route: string; signedIn: SignedIn }) {
   if (runMatch?.[1]) return <InspectorPage key={runMatch[1]} runId={decodeURIComponent(runMatch[1])} {...props} />;
   if (route.startsWith('#/playground')) return <PlaygroundPage {...props} />;
   if (route.startsWith('#/approvals')) return <ApprovalsPage {...props} />;
-  if (route.startsWith('#/admin') && signedIn.viewer.isAdmin) return <AdminPage {...props} />;
+  if (route.startsWith('#/admin') && signedIn.viewer.isAdmin) return <AdminPage />;
   return <RunsPage {...props} />;
 }
 

@@ -34,6 +34,17 @@ type Documents = {
     "\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleSetBudgetDocument,
     "\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n": typeof types.ConsoleResetToolGroupDocument,
     "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n": typeof types.ConsoleResetToolDocument,
+    "\n  query ConsoleAdminMcpServers {\n    mcpServers {\n      id name url group headerNames refreshedAt\n      tools {\n        name description inputSchema adminOnly available unavailableReason pinnedDigest\n        pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n      }\n    }\n    toolGroups { name enabled tools { name enabled toolEnabled } }\n  }\n": typeof types.ConsoleAdminMcpServersDocument,
+    "\n  mutation ConsoleCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) { __typename ... on McpServer { id name tools { name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateMcpServerDocument,
+    "\n  mutation ConsoleUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleUpdateMcpServerDocument,
+    "\n  mutation ConsoleRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { id name tools { name } } ... on Error { message } }\n  }\n": typeof types.ConsoleRefreshMcpServerDocument,
+    "\n  mutation ConsoleDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": typeof types.ConsoleDeleteMcpServerDocument,
+    "\n  mutation ConsoleSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": typeof types.ConsoleSetMcpToolAdminOnlyDocument,
+    "\n  mutation ConsoleAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": typeof types.ConsoleAcceptMcpToolChangeDocument,
+    "\n  mutation ConsoleRejectMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": typeof types.ConsoleRejectMcpToolChangeDocument,
+    "\n  query ConsoleAdminTableGrants { users { id name isAdmin tableGrants { table mode createdAt } } }\n": typeof types.ConsoleAdminTableGrantsDocument,
+    "\n  mutation ConsoleGrantTable($userId: ID!, $table: String!, $mode: GrantMode!) {\n    grantTable(userId: $userId, table: $table, mode: $mode) { __typename ... on User { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": typeof types.ConsoleGrantTableDocument,
+    "\n  mutation ConsoleRevokeTable($userId: ID!, $table: String!) {\n    revokeTable(userId: $userId, table: $table) { __typename ... on User { id name } ... on Error { message } }\n  }\n": typeof types.ConsoleRevokeTableDocument,
     "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": typeof types.ConsoleViewerDocument,
     "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": typeof types.ConsoleConfigurationsDocument,
     "\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n": typeof types.ConsoleCreateDemoConfigurationDocument,
@@ -74,6 +85,17 @@ const documents: Documents = {
     "\n  mutation ConsoleSetBudget($input: SetBudgetInput!) {\n    setBudget(input: $input) { __typename ... on Budget { subjectId period } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleSetBudgetDocument,
     "\n  mutation ConsoleResetToolGroup($name: String!) { resetToolGroup(name: $name) { name enabled } }\n": types.ConsoleResetToolGroupDocument,
     "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n": types.ConsoleResetToolDocument,
+    "\n  query ConsoleAdminMcpServers {\n    mcpServers {\n      id name url group headerNames refreshedAt\n      tools {\n        name description inputSchema adminOnly available unavailableReason pinnedDigest\n        pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n      }\n    }\n    toolGroups { name enabled tools { name enabled toolEnabled } }\n  }\n": types.ConsoleAdminMcpServersDocument,
+    "\n  mutation ConsoleCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) { __typename ... on McpServer { id name tools { name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleCreateMcpServerDocument,
+    "\n  mutation ConsoleUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleUpdateMcpServerDocument,
+    "\n  mutation ConsoleRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { id name tools { name } } ... on Error { message } }\n  }\n": types.ConsoleRefreshMcpServerDocument,
+    "\n  mutation ConsoleDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n": types.ConsoleDeleteMcpServerDocument,
+    "\n  mutation ConsoleSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": types.ConsoleSetMcpToolAdminOnlyDocument,
+    "\n  mutation ConsoleAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": types.ConsoleAcceptMcpToolChangeDocument,
+    "\n  mutation ConsoleRejectMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n": types.ConsoleRejectMcpToolChangeDocument,
+    "\n  query ConsoleAdminTableGrants { users { id name isAdmin tableGrants { table mode createdAt } } }\n": types.ConsoleAdminTableGrantsDocument,
+    "\n  mutation ConsoleGrantTable($userId: ID!, $table: String!, $mode: GrantMode!) {\n    grantTable(userId: $userId, table: $table, mode: $mode) { __typename ... on User { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n": types.ConsoleGrantTableDocument,
+    "\n  mutation ConsoleRevokeTable($userId: ID!, $table: String!) {\n    revokeTable(userId: $userId, table: $table) { __typename ... on User { id name } ... on Error { message } }\n  }\n": types.ConsoleRevokeTableDocument,
     "\n  query ConsoleViewer { viewer { id name isAdmin } }\n": types.ConsoleViewerDocument,
     "\n  query ConsoleConfigurations {\n    configurations { id name privacyLevel allowedToolGroups requireSecondApprover model { name } }\n  }\n": types.ConsoleConfigurationsDocument,
     "\n  mutation ConsoleCreateDemoConfiguration {\n    createDemoConfiguration { __typename ... on Configuration { id name model { name } } ... on Error { message } }\n  }\n": types.ConsoleCreateDemoConfigurationDocument,
@@ -185,6 +207,50 @@ export function graphql(source: "\n  mutation ConsoleResetToolGroup($name: Strin
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n"): (typeof documents)["\n  mutation ConsoleResetTool($name: String!) { resetTool(name: $name) { name enabled } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAdminMcpServers {\n    mcpServers {\n      id name url group headerNames refreshedAt\n      tools {\n        name description inputSchema adminOnly available unavailableReason pinnedDigest\n        pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n      }\n    }\n    toolGroups { name enabled tools { name enabled toolEnabled } }\n  }\n"): (typeof documents)["\n  query ConsoleAdminMcpServers {\n    mcpServers {\n      id name url group headerNames refreshedAt\n      tools {\n        name description inputSchema adminOnly available unavailableReason pinnedDigest\n        pendingChange { old { description inputSchema digest unavailableReason } new { description inputSchema digest unavailableReason } }\n      }\n    }\n    toolGroups { name enabled tools { name enabled toolEnabled } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) { __typename ... on McpServer { id name tools { name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleCreateMcpServer($input: CreateMcpServerInput!) {\n    createMcpServer(input: $input) { __typename ... on McpServer { id name tools { name } } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleUpdateMcpServer($id: ID!, $input: UpdateMcpServerInput!) {\n    updateMcpServer(id: $id, input: $input) { __typename ... on McpServer { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { id name tools { name } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleRefreshMcpServer($id: ID!) {\n    refreshMcpServer(id: $id) { __typename ... on McpServer { id name tools { name } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"): (typeof documents)["\n  mutation ConsoleDeleteMcpServer($id: ID!) { deleteMcpServer(id: $id) { __typename ... on Deleted { id } ... on Error { message } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleSetMcpToolAdminOnly($serverId: ID!, $toolName: String!, $adminOnly: Boolean!) {\n    setMcpToolAdminOnly(serverId: $serverId, toolName: $toolName, adminOnly: $adminOnly) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleAcceptMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    acceptMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRejectMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleRejectMcpToolChange($serverId: ID!, $toolName: String!, $digest: String!) {\n    rejectMcpToolChange(serverId: $serverId, toolName: $toolName, digest: $digest) { __typename ... on McpServer { id } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAdminTableGrants { users { id name isAdmin tableGrants { table mode createdAt } } }\n"): (typeof documents)["\n  query ConsoleAdminTableGrants { users { id name isAdmin tableGrants { table mode createdAt } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleGrantTable($userId: ID!, $table: String!, $mode: GrantMode!) {\n    grantTable(userId: $userId, table: $table, mode: $mode) { __typename ... on User { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleGrantTable($userId: ID!, $table: String!, $mode: GrantMode!) {\n    grantTable(userId: $userId, table: $table, mode: $mode) { __typename ... on User { id name } ... on ValidationError { issues { path message } } ... on Error { message } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRevokeTable($userId: ID!, $table: String!) {\n    revokeTable(userId: $userId, table: $table) { __typename ... on User { id name } ... on Error { message } }\n  }\n"): (typeof documents)["\n  mutation ConsoleRevokeTable($userId: ID!, $table: String!) {\n    revokeTable(userId: $userId, table: $table) { __typename ... on User { id name } ... on Error { message } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
