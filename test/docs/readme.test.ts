@@ -4,7 +4,7 @@ import { parse, validate, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WATCH_RUN } from '../../examples/watch-run.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
-import { anchorsOf, DOCUMENTS, externalUrls, fencedBlocks, relativeLinks, ROOT, type Snippet } from './markdown.ts';
+import { anchorsOf, DOCUMENTS, externalUrls, fencedBlocks, readDocument, relativeLinks, ROOT, type Snippet } from './markdown.ts';
 
 /** The operations a shell recipe sends: the quoted first argument of the README's `gql` helper. */
 function shellOperations(file: string): Snippet[] {
@@ -73,6 +73,10 @@ describe('links in the documentation', () => {
       return link.anchor !== undefined && link.file.endsWith('.md') && !anchorsOf(link.file).has(link.anchor);
     });
     expect(broken.map((link) => `${link.from}: ${link.written}`)).toEqual([]);
+  });
+
+  it('should keep the README a front door (issue 29): at most 350 lines, the manual in docs/', () => {
+    expect(readDocument('README.md').split('\n').length).toBeLessThanOrEqual(350);
   });
 
   it('should reach every page of docs/ from the README', () => {
