@@ -26,3 +26,18 @@ export function runHref(id: string): string {
 
 /** The run statuses, from the schema's RunStatus enum (generated: no second list to keep in step). */
 export const STATUSES: readonly RunStatus[] = Object.values(RunStatus);
+
+/**
+ * A run's id for people: the first 8 hex characters of its uuid, read from the global id (base64
+ * of `Run:<uuid>`); any other id gives its own first 8 characters. For display only: links and
+ * queries keep the full id.
+ */
+export function shortRunId(id: string): string {
+  try {
+    const uuid = /^Run:([0-9a-f]{8})/i.exec(atob(id));
+    if (uuid?.[1]) return uuid[1].toLowerCase();
+  } catch {
+    // Not base64: not a global id.
+  }
+  return id.slice(0, 8);
+}

@@ -8,7 +8,7 @@ import { useHash } from './hooks/use-hash.ts';
 import { SessionContext, type SignedIn, type Viewer } from './hooks/use-session.ts';
 import { AdminPage } from './pages/admin/index.tsx';
 import { ApprovalsPage } from './approvals.js';
-import { InspectorPage } from './inspector.js';
+import { InspectorPage } from './pages/inspector.tsx';
 import { PlaygroundPage } from './playground.js';
 import { RunsPage } from './runs.js';
 import { clearSession, createSession, storedToken, storeToken } from './session.ts';
@@ -66,7 +66,7 @@ function Shell({ viewer, route, onSignOut, children }: { viewer: Viewer; route: 
 function Page({ route, signedIn }: { route: string; signedIn: SignedIn }) {
   const props = { session: signedIn.session, viewer: signedIn.viewer };
   const runMatch = /^#\/runs\/([^/]+)$/.exec(route);
-  if (runMatch?.[1]) return <InspectorPage key={runMatch[1]} runId={decodeURIComponent(runMatch[1])} {...props} />;
+  if (runMatch?.[1]) return <InspectorPage key={runMatch[1]} runId={decodeURIComponent(runMatch[1])} />;
   if (route.startsWith('#/playground')) return <PlaygroundPage {...props} />;
   if (route.startsWith('#/approvals')) return <ApprovalsPage {...props} />;
   if (route.startsWith('#/admin') && signedIn.viewer.isAdmin) return <AdminPage />;
