@@ -8,7 +8,7 @@ export interface DashboardAsset {
   readonly body: Buffer;
 }
 
-/** The console's files by their name under /dashboard/ (`index.html`, `app.js`, `app.css`, `graphiql.js`). */
+/** The console's files by their name under /dashboard/ (`index.html`, `app.js`, `app.css`, `graphiql.js`, `favicon.svg`). */
 export type DashboardAssets = ReadonlyMap<string, DashboardAsset>;
 
 export const APP_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'app');
@@ -18,12 +18,16 @@ const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
   'graphiql.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
+
+/** Files served as they are in src/dashboard/app, not bundled. */
+const STATIC_FILES = ['index.html', 'favicon.svg'] as const;
 
 /**
  * Bundles the browser sources of `src/dashboard/app` in memory with esbuild (Preact, htm, uPlot,
  * the graphql-ws client and the typed documents): one `app.js` and one `app.css`, beside the
- * static `index.html`. Takes a few hundred milliseconds; no bundle is committed.
+ * static `index.html` and `favicon.svg`. Takes a few hundred milliseconds; no bundle is committed.
  */
 export async function bundleDashboard(appDir: string = APP_DIR): Promise<DashboardAssets> {
   // Loaded here, not by the server's start: a built server (dist/) reads the bundle instead.
@@ -43,6 +47,8 @@ export async function bundleDashboard(appDir: string = APP_DIR): Promise<Dashboa
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
+    // The stylesheet's url()s name files this route serves (the favicon), not files to bundle.
+    external: ['/dashboard/*'],
   });
   const assets = new Map<string, DashboardAsset>();
   for (const file of result.outputFiles) {
@@ -50,7 +56,7 @@ export async function bundleDashboard(appDir: string = APP_DIR): Promise<Dashboa
     const contentType = TYPES[name];
     if (contentType) assets.set(name, { contentType, body: Buffer.from(file.contents) });
   }
-  assets.set('index.html', { contentType: TYPES['index.html']!, body: await readFile(path.join(appDir, 'index.html')) });
+  for (const name of STATIC_FILES) assets.set(name, { contentType: TYPES[name]!, body: await readFile(path.join(appDir, name)) });
   for (const name of Object.keys(TYPES)) {
     if (!assets.has(name)) throw new Error(`The console bundle has no ${name}: check src/dashboard/app.`);
   }

@@ -7,6 +7,9 @@ import { APP_DIR, bundleDashboard, readBuiltDashboard, type DashboardAssets } fr
 
 export const DASHBOARD_PATH = '/dashboard';
 
+/** Where browsers look for a site's icon when a page links none. */
+const FAVICON_ICO = '/favicon.ico';
+
 /** Where `npm run build` writes the bundle (next to the compiled route: dist/src/dashboard/assets). */
 const BUILT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
@@ -32,7 +35,7 @@ export function dashboardCsp(host: string | undefined): string {
 }
 
 export interface DashboardRoute {
-  /** Answers a request for /dashboard or below it and returns true; returns false for any other path. */
+  /** Answers a request for /dashboard or below it (or /favicon.ico) and returns true; returns false for any other path. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
   /** Resolves once the bundle is ready (or failed: requests then get 503). */
   readonly ready: Promise<void>;
@@ -40,8 +43,10 @@ export interface DashboardRoute {
 
 /**
  * GET /dashboard serves the console: `index.html` at /dashboard and /dashboard/, then exactly the
- * bundle's files (`/dashboard/app.js`, `/dashboard/app.css`). Any other path below it is 404: the
- * names come from a fixed map, never from the file system, so no path can climb out of it.
+ * bundle's files (`/dashboard/app.js`, `/dashboard/app.css`, `/dashboard/favicon.svg`). Any other
+ * path below it is 404: the names come from a fixed map, never from the file system, so no path can
+ * climb out of it. `/favicon.ico` answers with the console's icon too: a browser asks for it on any
+ * page of this server that links no icon (a JSON answer, GraphiQL without its bundle).
  * The bundle is built in memory when the server starts (from src/dashboard/app), or read from
  * dist/src/dashboard/assets after `npm run build`.
  */
@@ -82,14 +87,15 @@ export function dashboardRoute(logger: Logger): DashboardRoute {
     ready,
     handle(req, res) {
       const raw = (req.url ?? '/').split('?')[0]!;
-      if (raw !== DASHBOARD_PATH && !raw.startsWith(`${DASHBOARD_PATH}/`)) return false;
+      const favicon = raw === FAVICON_ICO;
+      if (!favicon && raw !== DASHBOARD_PATH && !raw.startsWith(`${DASHBOARD_PATH}/`)) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
         res.end('Method not allowed: the console only answers GET.\n');
         return true;
       }
       const rest = raw.slice(DASHBOARD_PATH.length).replace(/^\//, '');
-      const name = rest === '' ? 'index.html' : rest === 'index.html' ? null : /^[a-z]+\.(js|css)$/.test(rest) ? rest : null;
+      const name = favicon ? 'favicon.svg' : rest === '' ? 'index.html' : rest === 'index.html' ? null : /^[a-z]+\.(js|css|svg)$/.test(rest) ? rest : null;
       if (assets === null && !failed) void ready.then(() => answer(req, res, name));
       else answer(req, res, name);
       return true;

@@ -76,6 +76,24 @@ describe.each(TEST_DATABASES)('GET /dashboard on %s', (kind) => {
     expect(css.status).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.body).toContain(':focus-visible');
+    // Dark mode follows the system: the tokens are redefined, not the rules.
+    expect(css.body).toMatch(/@media ?\(prefers-color-scheme: ?dark\)\s*\{\s*:root\s*\{[^}]*--bg:/);
+  });
+
+  it('serves the icon the page links as SVG with the same headers, and at /favicon.ico for pages that link none', async () => {
+    const page = await get(served.url, '/dashboard');
+    expect(page.body).toContain('<link rel="icon" href="/dashboard/favicon.svg" type="image/svg+xml">');
+    const icon = await get(served.url, '/dashboard/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(icon.body).not.toMatch(/<script|\son[a-z]+=|href=/i);
+    expect(icon.headers['x-content-type-options']).toBe('nosniff');
+    expect(icon.headers['content-security-policy']).toContain("default-src 'self'");
+    const ico = await get(served.url, '/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers['content-type']).toBe('image/svg+xml');
+    expect(ico.body).toBe(icon.body);
   });
 
   it('answers 404 for an unknown asset and for every path that tries to climb out', async () => {
@@ -89,6 +107,9 @@ describe.each(TEST_DATABASES)('GET /dashboard on %s', (kind) => {
       '/dashboard/app/../../../package.json',
       '/dashboard//etc/passwd',
       '/dashboard/style.css',
+      '/dashboard/nope.svg',
+      '/dashboard/favicon.ico',
+      '/favicon.svg',
     ]) {
       const res = await get(served.url, path);
       expect(res.status, path).toBe(404);
