@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -15,8 +15,6 @@ import { UNKNOWN_ARTIFACT, XSS } from '../fixtures/tool-modules/console.ts';
 
 const CONSOLE_TOOLS = fileURLToPath(new URL('../fixtures/tool-modules/console.ts', import.meta.url));
 const AXE = path.resolve('node_modules/axe-core/axe.min.js');
-/** Save the inspector and playground screenshots into docs/ (for the README): AIRLOCK_DOCS_SCREENSHOTS=1. */
-const DOCS_SCREENSHOTS = process.env.AIRLOCK_DOCS_SCREENSHOTS === '1';
 
 /** Names are at most 100 characters: the configuration carries the shortest payloads. */
 const NAME_XSS = '<img src=x onerror=window.__pwned=1><svg onload=alert(1)>';
@@ -130,7 +128,11 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     // console_off is switched off: shown unticked and disabled, with the reason.
     await expect.poll(() => page.locator('#tool-console_off').isDisabled()).toBe(true);
     expect(await page.locator('#tool-console_off-reason').textContent()).toMatch(/Not offered/);
-    // Ticking a partly offered group leaves it mixed (not checked): a click, not check().
+    // The configuration's offered tools start ticked. A click on the partly ticked group unticks
+    // it; a second ticks its offered tools, which leaves it mixed (not checked): clicks, not check().
+    await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(true);
+    await group.click();
+    await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(false);
     await group.click();
     await expect.poll(() => page.locator('#tool-console_report').isChecked()).toBe(true);
     // Only some of the group is offered: the group checkbox is "mixed".
@@ -144,7 +146,6 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     // Restored like the rest, once the configurations have loaded (read once, it raced the load on a busy CI machine).
     await expect.poll(() => page.locator('#configuration').inputValue()).toBe(configurations.report);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'playground.png'), fullPage: true });
-    if (DOCS_SCREENSHOTS) copyFileSync(path.join(SCREENSHOT_DIR, 'playground.png'), 'docs/console-playground.png');
 
     await page.locator('#start-run').click();
     await page.waitForURL(/#\/runs\/.+/);
@@ -184,7 +185,6 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     expect(await tool.locator('.unknown-artifact figcaption').textContent()).toContain('type chart');
     expect(JSON.parse((await tool.locator('.unknown-artifact pre').textContent())!)).toEqual(UNKNOWN_ARTIFACT.data);
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'inspector.png'), fullPage: true });
-    if (DOCS_SCREENSHOTS) copyFileSync(path.join(SCREENSHOT_DIR, 'inspector.png'), 'docs/console-inspector.png');
 
     // The runs list shows the prompt and the configuration name as text too.
     await page.goto(`${base}/dashboard#/runs`);

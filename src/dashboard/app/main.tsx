@@ -7,10 +7,10 @@ import { VIEWER } from './documents.ts';
 import { useHash } from './hooks/use-hash.ts';
 import { SessionContext, type SignedIn, type Viewer } from './hooks/use-session.ts';
 import { AdminPage } from './pages/admin/index.tsx';
-import { ApprovalsPage } from './approvals.js';
+import { ApprovalsPage } from './pages/approvals.tsx';
 import { InspectorPage } from './pages/inspector.tsx';
-import { PlaygroundPage } from './playground.js';
-import { RunsPage } from './runs.js';
+import { PlaygroundPage } from './pages/playground.tsx';
+import { RunsPage } from './pages/runs.tsx';
 import { clearSession, createSession, storedToken, storeToken } from './session.ts';
 import { SignIn } from './pages/sign-in.tsx';
 
@@ -64,13 +64,12 @@ function Shell({ viewer, route, onSignOut, children }: { viewer: Viewer; route: 
 
 /** The page a route names; `#/runs/<id>` is the inspector of that run. */
 function Page({ route, signedIn }: { route: string; signedIn: SignedIn }) {
-  const props = { session: signedIn.session, viewer: signedIn.viewer };
   const runMatch = /^#\/runs\/([^/]+)$/.exec(route);
   if (runMatch?.[1]) return <InspectorPage key={runMatch[1]} runId={decodeURIComponent(runMatch[1])} />;
-  if (route.startsWith('#/playground')) return <PlaygroundPage {...props} />;
-  if (route.startsWith('#/approvals')) return <ApprovalsPage {...props} />;
+  if (route.startsWith('#/playground')) return <PlaygroundPage />;
+  if (route.startsWith('#/approvals')) return <ApprovalsPage />;
   if (route.startsWith('#/admin') && signedIn.viewer.isAdmin) return <AdminPage />;
-  return <RunsPage {...props} />;
+  return <RunsPage />;
 }
 
 interface AppState {

@@ -4,7 +4,11 @@ const KEY = 'airlock.playground';
 
 export interface PlaygroundState {
   readonly configurationId: string;
-  readonly ticks: readonly string[];
+  /**
+   * The ticks chosen in this tab for `configurationId`; null when none were chosen for it yet, and
+   * then the Playground ticks every tool that configuration offers.
+   */
+  readonly ticks: readonly string[] | null;
   readonly prompt: string;
 }
 
@@ -13,14 +17,14 @@ export function restorePlayground(): PlaygroundState {
     const saved = JSON.parse(sessionStorage.getItem(KEY) ?? '{}');
     return {
       configurationId: typeof saved.configurationId === 'string' ? saved.configurationId : '',
-      ticks: Array.isArray(saved.ticks) ? saved.ticks.filter((tick: unknown): tick is string => typeof tick === 'string') : [],
+      ticks: Array.isArray(saved.ticks) ? saved.ticks.filter((tick: unknown): tick is string => typeof tick === 'string') : null,
       prompt: typeof saved.prompt === 'string' ? saved.prompt : '',
     };
   } catch {
-    return { configurationId: '', ticks: [], prompt: '' };
+    return { configurationId: '', ticks: null, prompt: '' };
   }
 }
 
 export function savePlayground({ configurationId, ticks, prompt }: PlaygroundState): void {
-  sessionStorage.setItem(KEY, JSON.stringify({ configurationId, ticks: [...ticks], prompt }));
+  sessionStorage.setItem(KEY, JSON.stringify({ configurationId, ticks: ticks === null ? null : [...ticks], prompt }));
 }
