@@ -42,8 +42,9 @@ describe.each(TEST_DATABASES)('a subscriber that stops reading on %s', (kind) =>
     // what this file proves is the bound on a slow reader, and durable runs have their own suite.
     t = await startTestApp(kind, { env: { AIRLOCK_TOOL_MODULES: `${PROBES},${GATE},${FLOOD}`, AIRLOCK_SUBSCRIBER_BUFFER: String(BUFFER), AIRLOCK_RESUME_RUNS: 'false' } });
     url = (await t.app.server.start()).url.replace('http://', 'ws://');
-  });
-  afterAll(() => t.stop());
+    // Past the suite's 60 s hook timeout: PGlite's start once took longer with the machine's two cores at load 28.
+  }, 2 * WAIT_MS);
+  afterAll(() => t?.stop());
 
   it('should be cut off with SUBSCRIBER_OVERFLOW once its queue is full, the server holding one unsent message per subscription, while the runs finish with every step stored', async () => {
     const RUNS = 5;
