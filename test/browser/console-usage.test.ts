@@ -141,14 +141,16 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the usage chart in Chromium on 
     const rows = await tableRows(page);
     expect(rows).toEqual(september.map((day, i) => [day, '1', String(10 * (i + 1)), String(i + 1), String(11 * (i + 1)), `$${((i + 1) / 100).toFixed(6)}`]));
 
-    await page.getByRole('radio', { name: 'Tokens' }).check();
+    const show = page.getByRole('radiogroup', { name: 'Show' });
+    expect(await show.getByRole('radio', { name: 'Cost' }).isChecked()).toBe(true);
+    await show.getByRole('radio', { name: 'Tokens' }).check();
     const tokens = await chartOf(page, '2026-09-01', '2026-09-30', 'tokens');
     expect(tokens.days).toEqual(september);
     expect(tokens.values).toEqual(september.map((_day, i) => 11 * (i + 1)));
     expect(tokens.title).toMatch(/^Tokens/);
     expect(await tableRows(page)).toEqual(rows);
 
-    await page.getByRole('radio', { name: 'Cost' }).check();
+    await show.getByRole('radio', { name: 'Cost' }).check();
     expect((await chartOf(page, '2026-09-01', '2026-09-30')).values).toEqual(cost.values);
     expect(problems).toEqual([]);
   }, 60_000);

@@ -114,7 +114,7 @@ export function Usage() {
         </div>
         <DayField id="usage-from" label="From (UTC)" value={range.from} error={problems?.from} onChange={(from) => setRange((current) => ({ ...current, from }))} />
         <DayField id="usage-to" label="To (UTC)" value={range.to} error={problems?.to} onChange={(to) => setRange((current) => ({ ...current, to }))} />
-        <fieldset class="choices">
+        <fieldset class="choices" role="radiogroup">
           <legend>Show</legend>
           {MEASURES.map(([value, label]) => (
             <label key={value}>
