@@ -25,7 +25,7 @@ const TYPES: Record<string, string> = {
 const STATIC_FILES = ['index.html', 'favicon.svg'] as const;
 
 /**
- * Bundles the browser sources of `src/dashboard/app` in memory with esbuild (Preact, htm, uPlot,
+ * Bundles the browser sources of `src/dashboard/app` in memory with esbuild (Preact with JSX, uPlot,
  * the graphql-ws client and the typed documents): one `app.js` and one `app.css`, beside the
  * static `index.html` and `favicon.svg`. Takes a few hundred milliseconds; no bundle is committed.
  */
