@@ -16,7 +16,7 @@ import { leasedRun } from './run-host/fixture.ts';
 const ADMIN: Actor = { id: '00000000-0000-4000-8000-000000000001', name: 'admin', isAdmin: true };
 const ZERO = { iterations: 0, usage: { promptTokens: 0, completionTokens: 0, cost: 0 } };
 
-const stepOf = (sequence: number): StoredStep => ({ kind: 'LLM', round: sequence, durationMs: 1, content: `step ${sequence}` });
+const stepOf = (sequence: number): StoredStep => ({ kind: 'LLM', round: sequence, durationMs: 1, content: `step ${sequence}`, contentRedacted: false });
 
 /** A run's storage (what `replay` reads) and its bus, with every read counted. */
 function streamFixture(db: Db) {
