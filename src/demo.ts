@@ -63,7 +63,7 @@ async function runOnce({ services }: Runtime): Promise<void> {
     if (event.type === 'suspended') {
       console.log(`\nRun ${started.run.id} waits for approval of turn ${event.digest}:`);
       for (const preview of event.previews) console.log(`  ${preview.toolName}: ${preview.preview.replaceAll('\n', '\n    ')}`);
-      console.log('Decide with the approveRun mutation (README, "Approving writes").');
+      console.log('Decide with the approveRun mutation (docs/api.md, "Approving writes").');
       return;
     }
     if (event.type === 'finished') {

@@ -8,7 +8,7 @@ import { parseInput } from './validate.ts';
 export { USAGE_DIMENSIONS, type UsageDimension, type UsageGroupRow };
 
 /**
- * The bounds of one summary (documented in the README): a range of at most MAX_USAGE_RANGE_DAYS
+ * The bounds of one summary (documented in docs/dashboard.md): a range of at most MAX_USAGE_RANGE_DAYS
  * days, and at most MAX_USAGE_GROUPS groups. A summary that would hold more groups is REFUSED,
  * not truncated (a total that silently leaves groups out reads as a smaller bill): the client
  * narrows the range or groups by fewer fields.

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
  * GraphQL over HTTP conformance (graphql-http's audits) against the running server. Every MUST
- * passes. SHOULD/MAY audits that we fail on purpose are listed, with the reason, in the README
+ * passes. SHOULD/MAY audits that we fail on purpose are listed, with the reason, in docs/decisions.md
  * ("Protocol conformance"); this test pins that list so a change in either direction is noticed.
  */
 const DELIBERATE_WARNINGS: readonly string[] = [];

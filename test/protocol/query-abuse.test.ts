@@ -22,7 +22,7 @@ const ABUSES = [
   { limit: 'directives', query: `{ viewer { name ${'@include(if: true) '.repeat(21)}} }`, exposed: /^Syntax Error: Directives limit of 20 exceeded, found 21\.$/ },
 ] as const;
 
-/** The fields a dashboard lists per step (the README's StoredSteps). */
+/** The fields a dashboard lists per step (docs/dashboard.md's StoredSteps). */
 const STEP_FIELDS = 'sequence kind content contentRedacted contentLength toolName toolResultLength';
 const aliased = (count: number, selection: string) => Array.from({ length: count }, (_, index) => `a${index}: ${selection}`).join(' ');
 

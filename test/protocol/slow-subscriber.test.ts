@@ -38,7 +38,7 @@ describe.each(TEST_DATABASES)('a subscriber that stops reading on %s', (kind) =>
   let url: string;
   beforeAll(async () => {
     // Not durable: the firehose's transcript grows past several MB over some 150 rounds, and a durable
-    // run seals its whole transcript at every round (README, Durable runs: what a checkpoint costs);
+    // run seals its whole transcript at every round (docs/scaling.md, Durable runs: what a checkpoint costs);
     // what this file proves is the bound on a slow reader, and durable runs have their own suite.
     t = await startTestApp(kind, { env: { AIRLOCK_TOOL_MODULES: `${PROBES},${GATE},${FLOOD}`, AIRLOCK_SUBSCRIBER_BUFFER: String(BUFFER), AIRLOCK_RESUME_RUNS: 'false' } });
     url = (await t.app.server.start()).url.replace('http://', 'ws://');
