@@ -31,10 +31,11 @@ export function diffLines(before: string, after: string): DiffLine[] {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       lines.push({ kind: 'same', text: a[i++]! });
       j++;
-    } else if (j < b.length && (i === a.length || common[i]![j + 1]! >= common[i + 1]![j]!)) {
-      lines.push({ kind: 'added', text: b[j++]! });
-    } else {
+    } else if (i < a.length && (j === b.length || common[i + 1]![j]! >= common[i]![j + 1]!)) {
+      // A replaced line reads removed first, then added.
       lines.push({ kind: 'removed', text: a[i++]! });
+    } else {
+      lines.push({ kind: 'added', text: b[j++]! });
     }
   }
   return lines;

@@ -61,7 +61,7 @@ export function McpServersSection(props: AdminProps) {
   const { session, notice, setNotice, editing, done, remove, openForm } = useSectionState('mcp-server', props, setError);
   const servers = data?.mcpServers ?? null;
   const groups = data?.toolGroups ?? [];
-  const toolsOn = (server: McpServer) => groups.find((group) => group.name === server.group)?.tools.filter((tool) => tool.enabled).length ?? 0;
+  const toolsOn = (server: McpServer) => groups.find((group) => group.name === server.group)?.tools.filter((tool) => tool.toolEnabled).length ?? 0;
   /** A row or tool action finished: the page reloads either way (a refused accept may mean the pending change moved on). */
   const finished = (refusal: string | null, message: string) => {
     setError(refusal);
