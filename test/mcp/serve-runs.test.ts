@@ -257,12 +257,17 @@ describe.each(TEST_DATABASES)('MCP serve: idle sessions (%s)', (kind) => {
   afterAll(() => t?.stop());
 
   it('should close idle sessions COMPLETED', async () => {
-    const first = await connectMcp(base, t.adminToken, 'tools');
-    // No request for AIRLOCK_MCP_SESSION_IDLE_MS: the session closes and its run is settled.
+    // On a loaded machine the connect itself may outlast the idle deadline (its session is then
+    // closed under it, as it should be): connect again until one succeeds.
+    const first = await vi.waitFor(() => connectMcp(base, t.adminToken, 'tools'), { timeout: 60_000, interval: 200 });
+    // No request for AIRLOCK_MCP_SESSION_IDLE_MS: the session closes and its run is settled (so is
+    // any session a slow connect lost).
     await vi.waitFor(async () => {
       const runs = await t.gql(MCP_RUNS, { filter: { kind: 'MCP' } });
-      expect(runs.data!.runs.edges.map((edge) => [edge.node.status, edge.node.terminationReason])).toEqual([['COMPLETED', 'COMPLETED']]);
-    }, { timeout: 10_000, interval: 100 });
+      const ends = runs.data!.runs.edges.map((edge) => [edge.node.status, edge.node.terminationReason]);
+      expect(ends.length).toBeGreaterThan(0);
+      expect(ends.filter(([status, reason]) => status !== 'COMPLETED' || reason !== 'COMPLETED')).toEqual([]);
+    }, { timeout: 30_000, interval: 100 });
     await expect(first.client.listTools()).rejects.toThrow();
     await first.client.close();
   });
