@@ -51,7 +51,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the Admin page: MCP servers and
       if (response.status() >= 400) admin.problems.push(`HTTP ${response.status()}: ${response.url()}`);
     });
     await signIn(admin.page, served.url.replace(/\/graphql$/, ''), served.t.adminToken);
-  }, 120_000);
+  });
   afterAll(async () => {
     // The server first: a page closed under a server still writing to its socket makes graphql-ws log EPIPE.
     await served?.t.stop();

@@ -52,7 +52,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the inspector in Chromium on %s
     const bob = await t.gql(`mutation { createUser(input: { name: "bob" }) { ... on CreateUserPayload { token } } }`);
     bobToken = bob.data.createUser.token;
     browser = await launchChromium();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const open of gates) open();

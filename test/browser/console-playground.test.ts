@@ -37,7 +37,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the playground and the runs lis
       if (response.status() >= 400) failedRequests.push(`${response.url()} ${response.status()}`);
     });
     await signIn(watched.page, base, served.t.adminToken);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     // The server first: a page closed under a server still writing to its socket makes graphql-ws log EPIPE.

@@ -50,7 +50,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the usage chart in Chromium on 
     await signIn(admin.page, served.url.replace(/\/graphql$/, ''), served.t.adminToken);
     await admin.page.getByRole('link', { name: 'Admin', exact: true }).click();
     await admin.page.locator('#usage-section').waitFor();
-  }, 120_000);
+  });
   afterAll(async () => {
     // The server first: a page closed under a server still writing to its socket makes graphql-ws log EPIPE.
     await served?.t.stop();

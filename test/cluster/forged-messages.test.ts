@@ -91,7 +91,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('messages for
     const created = member((await a.gql(CREATE_USER, { name: 'alice' })).data?.createUser, 'CreateUserPayload');
     alice = { id: created.user.id, token: created.token };
     configurationId = await scriptedConfiguration(a, 'long', { replies: toolRounds(45), delayMs: 250, maxIterations: 50, allowedToolGroups: ['structure'] });
-  }, 120_000);
+  });
   afterAll(async () => {
     raw?.disconnect();
     await Promise.all([a?.stop(), b?.stop()]);

@@ -47,7 +47,7 @@ describe.skipIf(!REDIS_SERVER || !process.env.TEST_DATABASE_URL)('faults of two 
     admin = deployment.adminToken;
     a = await startInstance(deployment.env);
     b = await startInstance(deployment.env);
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.stop('SIGKILL'), b?.stop('SIGKILL')]);
     await redis?.stop();

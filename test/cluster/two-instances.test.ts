@@ -66,7 +66,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('two instance
     } finally {
       await handle.close();
     }
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();

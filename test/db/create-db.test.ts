@@ -29,7 +29,7 @@ describe('creating the embedded database', () => {
   beforeAll(async () => {
     template = path.join(scratch(), 'template');
     await writeClusterTemplate(template);
-  }, 60_000);
+  });
 
   it('should write a template: a cluster created by the child that PGlite opens as an existing one, its dump, and the mark of a complete one', async () => {
     expect(readdirSync(template).sort()).toEqual(['cluster', 'cluster.tar', 'migrated', 'migrated.digest', 'migrated.tar', 'ready']);

@@ -11,7 +11,7 @@ describe('PGlite in a worker thread', () => {
   let client: PGliteThread;
   beforeAll(async () => {
     client = await openPGliteThread('memory://', { startParams: ['-c', 'shared_buffers=16MB'], dump: await pgliteTemplate() });
-  }, 60_000);
+  });
   afterAll(() => client?.close());
 
   it('should hand values both ways with their types: dates, big integers, bytes, JSON, nulls', async () => {

@@ -197,7 +197,7 @@ describe.each(TEST_DATABASES)('a watcher receives every stored step before the r
   beforeAll(async () => {
     t = await startTestApp(kind, { env: QUIET_SWEEP });
     ({ url } = await t.app.server.start());
-  }, 60_000);
+  });
   afterAll(async () => {
     await t?.stop();
   });
@@ -286,7 +286,7 @@ describe.skipIf(!TEST_REDIS_URL || !process.env.TEST_DATABASE_URL)('a watcher on
     a = await startTestApp('postgres', { database, keepDatabase: true, env: shared });
     b = await startTestApp('postgres', { database, keepDatabase: true, env: shared });
     ({ url: urlOfB } = await b.app.server.start());
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await database?.drop();
