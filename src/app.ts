@@ -52,7 +52,7 @@ export interface AppOptions {
   readonly database?: Promise<DbHandle>;
 }
 
-export interface Runtime {
+export interface AppParts {
   readonly services: Services;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
@@ -70,7 +70,7 @@ export interface Runtime {
  * server and by command-line tools (`npm run demo`). Every collaborator is built here and passed
  * down; nothing is an import-time singleton.
  */
-export async function createRuntime(config: Config, options: AppOptions = {}): Promise<Runtime> {
+export async function assembleParts(config: Config, options: AppOptions = {}): Promise<AppParts> {
   const scrubber = new SecretScrubber();
   scrubber.add(...secretValues(config));
   const ring = new LogRing();
@@ -232,13 +232,13 @@ async function connectCluster(config: Config, logger: Logger) {
   };
 }
 
-/** The service: the runtime plus the server on top of it. */
+/** The service: its parts plus the server on top of them. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const runtime = await createRuntime(config, options);
+  const parts = await assembleParts(config, options);
   const server = buildServer({
-    services: runtime.services,
-    onStopped: runtime.close,
-    probes: { metrics: runtime.metrics, readiness: runtime.readiness, metricsToken: config.metricsToken },
+    services: parts.services,
+    onStopped: parts.close,
+    probes: { metrics: parts.metrics, readiness: parts.readiness, metricsToken: config.metricsToken },
   });
-  return { services: runtime.services, server, admin: runtime.admin, tracing: runtime.tracing, stop: () => server.stop() };
+  return { services: parts.services, server, admin: parts.admin, tracing: parts.tracing, stop: () => server.stop() };
 }

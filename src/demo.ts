@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createRuntime, type Runtime } from './app.ts';
+import { assembleParts, type AppParts } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { listConfigurations } from './db/repositories/configurations.ts';
@@ -23,24 +23,24 @@ if (values.help || prompt === '') {
   process.exit(values.help ? 0 : 2);
 }
 
-let runtime: Runtime;
+let parts: AppParts;
 try {
-  runtime = await createRuntime(loadConfig());
+  parts = await assembleParts(loadConfig());
 } catch (error) {
   console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error);
   process.exit(1);
 }
 
 try {
-  await runOnce(runtime);
+  await runOnce(parts);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;
 } finally {
-  await runtime.close();
+  await parts.close();
 }
 
-async function runOnce({ services }: Runtime): Promise<void> {
+async function runOnce({ services }: AppParts): Promise<void> {
   if (values.scripted) await seedDemoCatalogue(services);
   const configurations = await listConfigurations(services.db);
   const configuration = values.configuration ? configurations.find((row) => row.name === values.configuration) : configurations[0];

@@ -49,13 +49,13 @@ export type GateDecision =
  * to compute the offered set and to re-check EVERY call at execution time (and again on resume
  * after approval), so a model steered by injected text cannot call a tool it was not offered.
  */
-export function decide(input: GateInput, toolName: string): GateDecision {
+export function checkGate(input: GateInput, toolName: string): GateDecision {
   const tool = input.registry.get(toolName);
   if (tool === undefined) return { allowed: false, reason: 'notRegistered' };
-  return decideFor(input, tool);
+  return checkGateFor(input, tool);
 }
 
-function decideFor(input: GateInput, tool: Tool): GateDecision {
+function checkGateFor(input: GateInput, tool: Tool): GateDecision {
   if (!isAvailable(input.state, tool)) return { allowed: false, reason: 'toolDisabled' };
   if (tool.requiresAdmin && input.actor?.isAdmin !== true) return { allowed: false, reason: 'requiresAdmin' };
   if (input.allowList !== null && !input.allowList.has(tool.name)) return { allowed: false, reason: 'notAllowed' };
@@ -67,7 +67,7 @@ function decideFor(input: GateInput, tool: Tool): GateDecision {
  * `null` allow-list this is the enabled set the actor may use, never every registered tool.
  */
 export function offeredTools(input: GateInput): Tool[] {
-  return input.registry.all().filter((tool) => decideFor(input, tool).allowed);
+  return input.registry.all().filter((tool) => checkGateFor(input, tool).allowed);
 }
 
 export interface ToolExplanation {
@@ -81,7 +81,7 @@ export interface ToolExplanation {
 /** For admins: every registered tool, whether it would be offered and, if not, the first reason why. */
 export function explain(input: GateInput): ToolExplanation[] {
   return input.registry.all().map((tool) => {
-    const decision = decideFor(input, tool);
+    const decision = checkGateFor(input, tool);
     return {
       toolName: tool.name,
       group: tool.group,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { decide, offeredTools, toolFailedError } from '../access/gate.ts';
+import { checkGate, offeredTools, toolFailedError } from '../access/gate.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import type { RunWriter } from '../db/run-batch-writer.ts';
 import { insertSessionStep, reserveRemoteCall, settleSession, type SessionEnd } from '../db/repositories/mcp-sessions.ts';
@@ -8,7 +8,7 @@ import * as runs from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RunEventBus } from '../runtime/events.ts';
-import { invokeTool, type ToolOutcome } from '../runtime/invoke.ts';
+import { invokeTool, type ToolOutcome } from '../runtime/tool-seam.ts';
 import { filterRunContent, filterStep, toStoredStep, type StoredStep } from '../runtime/privacy.ts';
 import { spanContentFor } from '../runtime/telemetry.ts';
 import { ZERO_USAGE } from '../runtime/usage.ts';
@@ -154,7 +154,7 @@ export function sessionRequest(deps: McpSessionDeps, run: RunRow, actor: Actor):
     // The configuration was deleted while the session was open.
     if (!current) return refused(toolFailedError(name));
     const { setup, gate } = current;
-    const decision = decide(gate, name);
+    const decision = checkGate(gate, name);
     if (decision.allowed && decision.tool.effect === 'write') return refused(approvalNeedsRunError(decision.tool.name));
     if (decision.allowed) {
       // One request against the user's and the configuration's budgets (no cost: no model is called).

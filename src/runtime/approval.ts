@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decide, type GateInput } from '../access/gate.ts';
+import { checkGate, type GateInput } from '../access/gate.ts';
 import type { Tool, ToolLogger } from '../tools/tool.ts';
 import type { ChatMessage, ToolCall } from './llm.ts';
 import type { PricedUsage } from './usage.ts';
@@ -71,7 +71,7 @@ export function boundPreview(text: string): string {
  */
 export async function suspensionFor(input: ApprovalContext, state: LoopState, round: number, calls: readonly ToolCall[]): Promise<Suspension | null> {
   const writes = calls.flatMap((call, position) => {
-    const decision = decide(input.gate, call.name);
+    const decision = checkGate(input.gate, call.name);
     return decision.allowed && decision.tool.effect === 'write' ? [{ call, position, tool: decision.tool }] : [];
   });
   if (writes.length === 0) return null;

@@ -1,5 +1,5 @@
-import { decide } from '../access/gate.ts';
-import { invokeTool, type ToolOutcome } from './invoke.ts';
+import { checkGate } from '../access/gate.ts';
+import { invokeTool, type ToolOutcome } from './tool-seam.ts';
 import type { ToolCall } from './llm.ts';
 import { atBoundary, Cancelled, DEFAULT_MAX_REMOTE_TOOL_CALLS, durable, stateOf, type Session } from './loop-session.ts';
 import { interruptedOutcomeError, type ResumePoint, type ToolResultSoFar, type ToolTurnMode } from './resume-point.ts';
@@ -41,7 +41,7 @@ export async function runToolCalls(session: Session, round: number, calls: reado
   });
   const mustNotRepeat = (call: ToolCall) => {
     if (mode === 'denied') return false;
-    const decision = decide(input.gate, call.name);
+    const decision = checkGate(input.gate, call.name);
     return decision.allowed && decision.tool.effect === 'write';
   };
   const starting = calls.filter((call) => !done.has(call.id) && !started.has(call.id) && mustNotRepeat(call));
@@ -111,7 +111,7 @@ function spendRemoteBudget(session: Session, calls: readonly ToolCall[], mode: T
   const budget = session.input.settings.maxRemoteToolCalls ?? DEFAULT_MAX_REMOTE_TOOL_CALLS;
   return calls.map((call) => {
     if (mode === 'denied') return false;
-    const decision = decide(session.input.gate, call.name);
+    const decision = checkGate(session.input.gate, call.name);
     if (!decision.allowed || decision.tool.untrusted !== true) return false;
     if (session.remoteToolCalls >= budget) return true;
     session.remoteToolCalls += 1;

@@ -1,4 +1,4 @@
-import { decide } from '../access/gate.ts';
+import { checkGate } from '../access/gate.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { findConfigurationsByIds } from '../db/repositories/configurations.ts';
@@ -124,7 +124,7 @@ async function assertApproverMayRun(deps: ApprovalDeps, approver: Actor, suspend
   const { calls, previews } = suspended.suspension;
   for (const preview of previews) {
     const toolName = preview.toolName;
-    const decision = decide(gate, toolName);
+    const decision = checkGate(gate, toolName);
     if (!decision.allowed) {
       if (decision.reason === 'toolDisabled' || decision.reason === 'notRegistered') continue; // refused at resume anyway
       throw new ForbiddenError(`You may not run "${toolName}" yourself, so you cannot approve it.`);

@@ -101,7 +101,7 @@ export interface RunnableToolGroup {
 /**
  * What a run of this configuration would offer the viewer with no selection of its own, per
  * registered group (registry order) and tool: the very decision the gate takes when the run starts
- * (`explain` runs the gate's own `decide` over the same input), so a UI draws its checkboxes
+ * (`explain` runs the gate's own `checkGate` over the same input), so a UI draws its checkboxes
  * without re-implementing the cascade. A run's `tools`/`toolGroups` can only narrow this.
  * Admin-only tools are listed to everyone (as the `tools` query does), refused `requiresAdmin`.
  */

@@ -4,7 +4,7 @@ import type { AllowList } from '../../src/access/allowed-tools.ts';
 import { emptyToolState, type ToolState } from '../../src/access/availability.ts';
 import {
   DENIAL_REASONS,
-  decide,
+  checkGate,
   deniedByOperatorError,
   explain,
   gateErrorFor,
@@ -81,7 +81,7 @@ describe('gate order', () => {
       expected: 'notAllowed',
     },
   ])('should report $expected when $when', ({ input, tool, expected }) => {
-    expect(decide(input, tool)).toEqual({ allowed: false, reason: expected });
+    expect(checkGate(input, tool)).toEqual({ allowed: false, reason: expected });
   });
 
   it.each([
@@ -90,7 +90,7 @@ describe('gate order', () => {
     { when: 'no user calls an ordinary tool', tool: 'describe_tables', input: gate({ actor: null }) },
     { when: 'an override enables a default-off tool', tool: 'get_env_raw', input: gate({ state: state({}, { get_env_raw: true }) }) },
   ])('should allow and hand back the tool when $when', ({ input, tool }) => {
-    const decision = decide(input, tool);
+    const decision = checkGate(input, tool);
     expect(decision.allowed).toBe(true);
     expect(decision.allowed && decision.tool.name).toBe(tool);
   });

@@ -122,7 +122,7 @@ describe('import direction', () => {
       "const pg = await import('pg');",
       "import 'graphql';",
       "import type { Services } from '../context.ts';",
-      "import { decide } from '../access/gate.ts';",
+      "import { checkGate } from '../access/gate.ts';",
       "import { z } from 'zod';",
       "import { createHash } from 'node:crypto';",
       "import { Counter } from 'prom-client';",

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { emptyToolState } from '../../src/access/availability.ts';
 import { checkRemoteSchema, remoteTool } from '../../src/remote-mcp/tools.ts';
-import { invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
+import { invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import { createRegistry, ToolRegistryError } from '../../src/tools/registry.ts';
 import { ToolResult } from '../../src/tools/result.ts';
 import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/sanitize.ts';

@@ -19,7 +19,7 @@ import type { Db } from '../../src/db/database.ts';
 import { saveGrant } from '../../src/db/repositories/grants.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { countCharacters, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/redaction/redact.ts';
-import { decodeArguments, invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
+import { decodeArguments, invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import {
   ARTIFACTS_OMITTED_LABEL,
   boundToolResult,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { emptyToolState } from '../../../src/access/availability.ts';
 import type { GateInput } from '../../../src/access/gate.ts';
 import { createLogger, LogRing, SecretScrubber, type Logger } from '../../../src/logger.ts';
-import { invokeTool, type ToolOutcome } from '../../../src/runtime/invoke.ts';
+import { invokeTool, type ToolOutcome } from '../../../src/runtime/tool-seam.ts';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../../src/tools/bounds.ts';
 import { ERROR_DETAIL_OMITTED, fetchLogsTool, MAX_LOG_LINES, TOOL_LOG_TEXT_OMITTED } from '../../../src/tools/builtin/fetch-logs.ts';
 import type { ToolData } from '../../../src/tools/data.ts';

@@ -1,5 +1,5 @@
 import {
-  decide,
+  checkGate,
   deniedByOperatorError,
   gateErrorFor,
   invalidArgumentsError,
@@ -113,7 +113,7 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<C
   const named = registered ? { name: registered.name, group: registered.group } : null;
   const ended = (result: ToolResult, decision: ToolDecision): CallResult => ({ result, decision, tool: named, untrusted: false });
   if (options.approval === 'denied') return ended(ToolResult.error(deniedByOperatorError(call.name)), 'deniedByOperator');
-  const decision = decide(options.gate, call.name);
+  const decision = checkGate(options.gate, call.name);
   if (!decision.allowed && options.approval === 'approved') return ended(ToolResult.error(noLongerPermittedError(call.name)), 'noLongerPermitted');
   if (!decision.allowed) {
     options.logger.warn({ tool: truncate(call.name), reason: decision.reason, runId: options.context.runId }, 'tool call refused by the gate');

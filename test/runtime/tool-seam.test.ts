@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { emptyToolState, type ToolState } from '../../src/access/availability.ts';
 import type { GateInput } from '../../src/access/gate.ts';
-import { invokeTool, type InvokeOptions } from '../../src/runtime/invoke.ts';
+import { invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../src/tools/bounds.ts';
 import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/sanitize.ts';
 import { tableArtifact, ToolResult } from '../../src/tools/result.ts';
