@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { type Config, ConfigError, environmentSnapshot, secretValues } from './config.ts';
-import type { Services } from './context.ts';
+import { createContext, type Services } from './context.ts';
 import { createDb, type DbHandle } from './db/create-db.ts';
 import type { Db, RunRow } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -22,7 +22,7 @@ import { startTracing, type Tracing } from './observability/tracing.ts';
 import { createLogger, LogRing, SecretScrubber, type Logger } from './logger.ts';
 import { buildServer, type AirlockServer } from './server.ts';
 import { sealPlaintextHeaders } from './services/providers.ts';
-import { type AdminBootstrap, bootstrapAdmin } from './services/users.ts';
+import { type AdminBootstrap, authenticate, bootstrapAdmin } from './services/users.ts';
 import { builtinTools } from './tools/builtins.ts';
 import { createRegistry, loadToolModules } from './tools/registry.ts';
 
@@ -235,10 +235,16 @@ async function connectCluster(config: Config, logger: Logger) {
 /** The service: its parts plus the server on top of them. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const parts = await assembleParts(config, options);
+  const { services } = parts;
   const server = buildServer({
-    services: parts.services,
+    config,
+    logger: services.logger,
+    authenticate: (token) => authenticate(services.db, token),
+    revocations: services.revocations,
+    context: (initial) => createContext(services, initial),
+    mcp: services,
     onStopped: parts.close,
     probes: { metrics: parts.metrics, readiness: parts.readiness, metricsToken: config.metricsToken },
   });
-  return { services: parts.services, server, admin: parts.admin, tracing: parts.tracing, stop: () => server.stop() };
+  return { services, server, admin: parts.admin, tracing: parts.tracing, stop: () => server.stop() };
 }
