@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { postJson, type HttpProviderOptions } from './http.ts';
+import type { HttpProviderOptions } from './http.ts';
+import { httpAdapter } from './http-adapter.ts';
+import { alternatingTurns, systemPrompt } from './turns.ts';
 import { argumentsObject } from './wire.ts';
-import type {
-  ChatMessage,
-  Completion,
-  CompletionRequest,
-  FinishReason,
-  LlmProvider,
-  ToolCall,
-} from '../runtime/llm.ts';
+import type { ChatMessage, Completion, CompletionRequest, FinishReason, LlmProvider, ToolCall } from '../runtime/llm.ts';
 
 /**
  * Anthropic Messages API (`POST /v1/messages`). The wire differs from OpenAI's in ways that 400
@@ -55,23 +50,18 @@ const MessageResponse = z.object({
 });
 
 export function createAnthropicProvider(options: HttpProviderOptions): LlmProvider {
-  const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
-  if (options.apiKey) headers['x-api-key'] = options.apiKey;
-  return {
+  return httpAdapter(options, {
     kind: 'anthropic',
-    async complete(request) {
-      const response = await postJson('anthropic', options, '/v1/messages', headers, toRequestBody(request), MessageResponse, request.signal);
-      return toCompletion(response);
-    },
-  };
+    path: () => '/v1/messages',
+    headers: (apiKey) => ({ 'anthropic-version': ANTHROPIC_VERSION, ...(apiKey ? { 'x-api-key': apiKey } : {}) }),
+    toBody: toRequestBody,
+    response: MessageResponse,
+    fromBody: toCompletion,
+  });
 }
 
 function toRequestBody(request: CompletionRequest): Record<string, unknown> {
-  const system = request.messages
-    .filter((message) => message.role === 'system')
-    .map((message) => message.content)
-    .filter((content) => content !== '')
-    .join('\n\n');
+  const system = systemPrompt(request.messages);
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -85,42 +75,21 @@ function toRequestBody(request: CompletionRequest): Record<string, unknown> {
   return body;
 }
 
-/**
- * Maps neutral messages to strictly alternating turns. Tool results become `tool_result` blocks of
- * a user turn, so the results of one assistant turn (and any user text after them) merge into a
- * single user message, in order. Empty text is dropped: Anthropic rejects empty text blocks.
- */
+/** Tool results are `tool_result` blocks of a user turn; empty text blocks never go (Anthropic rejects them). */
 function toTurns(messages: readonly ChatMessage[]): RequestTurn[] {
-  const turns: RequestTurn[] = [];
-  const append = (role: RequestTurn['role'], blocks: RequestBlock[]) => {
-    if (blocks.length === 0) return;
-    const last = turns.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        break;
-      case 'user':
-        append('user', message.content === '' ? [] : [{ type: 'text', text: message.content }]);
-        break;
-      case 'assistant':
-        append('assistant', [
-          ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
-          ...message.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: argumentsObject(call.arguments) })),
-        ]);
-        break;
-      case 'tool':
-        append('user', [
-          { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true as const } : {}) },
-        ]);
-        break;
-    }
-  }
-  return turns;
+  const turns = alternatingTurns<RequestBlock, 'assistant'>(messages, {
+    modelRole: 'assistant',
+    text: (text) => ({ type: 'text', text }),
+    call: (call) => ({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) }),
+    result: (message) => ({
+      type: 'tool_result',
+      tool_use_id: message.toolCallId,
+      content: message.content,
+      ...(message.isError ? { is_error: true as const } : {}),
+    }),
+  });
+  return turns.map(({ role, parts }) => ({ role, content: parts }));
 }
-
 
 function toCompletion(response: z.output<typeof MessageResponse>): Completion {
   const texts: string[] = [];

@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { postJson, type HttpProviderOptions } from './http.ts';
+import type { HttpProviderOptions } from './http.ts';
+import { httpAdapter } from './http-adapter.ts';
+import { alternatingTurns, systemPrompt, type Turn } from './turns.ts';
 import { argumentsObject, isPlainObject } from './wire.ts';
-import type {
-  ChatMessage,
-  Completion,
-  CompletionRequest,
-  FinishReason,
-  LlmProvider,
-  ToolCall,
-} from '../runtime/llm.ts';
+import type { ChatMessage, Completion, CompletionRequest, FinishReason, LlmProvider, ToolCall } from '../runtime/llm.ts';
 
 /**
  * Google Gemini API (`POST /v1beta/models/{model}:generateContent`). The key travels in the
@@ -23,11 +18,6 @@ type Part =
   | { text: string }
   | { functionCall: { name: string; args: Record<string, unknown> } }
   | { functionResponse: { name: string; response: { content: string; is_error?: true } } };
-
-interface Content {
-  role: 'user' | 'model';
-  parts: Part[];
-}
 
 const ResponsePart = z.object({
   text: z.string().optional(),
@@ -60,31 +50,18 @@ const GenerateContentResponse = z
   .refine((body) => body.candidates !== undefined || body.promptFeedback !== undefined);
 
 export function createGeminiProvider(options: HttpProviderOptions): LlmProvider {
-  const headers: Record<string, string> = options.apiKey ? { 'x-goog-api-key': options.apiKey } : {};
-  return {
+  return httpAdapter(options, {
     kind: 'gemini',
-    async complete(request) {
-      const model = encodeURIComponent(request.model.replace(/^models\//, ''));
-      const response = await postJson(
-        'gemini',
-        options,
-        `/v1beta/models/${model}:generateContent`,
-        headers,
-        toRequestBody(request),
-        GenerateContentResponse,
-        request.signal,
-      );
-      return toCompletion(response);
-    },
-  };
+    path: (request) => `/v1beta/models/${encodeURIComponent(request.model.replace(/^models\//, ''))}:generateContent`,
+    headers: (apiKey): Record<string, string> => (apiKey ? { 'x-goog-api-key': apiKey } : {}),
+    toBody: toRequestBody,
+    response: GenerateContentResponse,
+    fromBody: toCompletion,
+  });
 }
 
 function toRequestBody(request: CompletionRequest): Record<string, unknown> {
-  const system = request.messages
-    .filter((message) => message.role === 'system')
-    .map((message) => message.content)
-    .filter((content) => content !== '')
-    .join('\n\n');
+  const system = systemPrompt(request.messages);
   const body: Record<string, unknown> = { contents: toContents(request.messages) };
   if (system !== '') body.systemInstruction = { parts: [{ text: system }] };
   if (request.tools && request.tools.length > 0) {
@@ -105,47 +82,20 @@ function toRequestBody(request: CompletionRequest): Record<string, unknown> {
   return body;
 }
 
-/**
- * Maps neutral messages to `contents`. Consecutive same-role turns merge, so all function
- * responses of one model turn arrive together in one user turn, in call order (Gemini expects as
- * many responses as calls). Empty text parts and empty turns are dropped: Gemini rejects both.
- */
-function toContents(messages: readonly ChatMessage[]): Content[] {
-  const contents: Content[] = [];
-  const append = (role: Content['role'], parts: Part[]) => {
-    if (parts.length === 0) return;
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  };
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        break;
-      case 'user':
-        append('user', message.content === '' ? [] : [{ text: message.content }]);
-        break;
-      case 'assistant':
-        append('model', [
-          ...(message.content === '' ? [] : [{ text: message.content }]),
-          ...message.toolCalls.map((call) => ({ functionCall: { name: call.name, args: argumentsObject(call.arguments) } })),
-        ]);
-        break;
-      case 'tool':
-        append('user', [
-          {
-            functionResponse: {
-              name: message.toolName,
-              response: { content: message.content, ...(message.isError ? { is_error: true as const } : {}) },
-            },
-          },
-        ]);
-        break;
-    }
-  }
-  return contents;
+/** Function responses are parts of a user turn, one per call, matched by name and position. */
+function toContents(messages: readonly ChatMessage[]): Turn<'user' | 'model', Part>[] {
+  return alternatingTurns<Part, 'model'>(messages, {
+    modelRole: 'model',
+    text: (text) => ({ text }),
+    call: (call) => ({ functionCall: { name: call.name, args: argumentsObject(call.arguments) } }),
+    result: (message) => ({
+      functionResponse: {
+        name: message.toolName,
+        response: { content: message.content, ...(message.isError ? { is_error: true as const } : {}) },
+      },
+    }),
+  });
 }
-
 
 /** Keywords Gemini's `parameters` (an OpenAPI 3.0 Schema subset) answers 400 for. */
 const REJECTED_KEYWORDS = new Set(['$schema', 'additionalProperties']);
@@ -178,7 +128,6 @@ export function toGeminiSchema(schema: Record<string, unknown>): Record<string, 
 function cleanSubschema(value: unknown): unknown {
   return isPlainObject(value) ? toGeminiSchema(value) : value;
 }
-
 
 function toCompletion(response: z.output<typeof GenerateContentResponse>): Completion {
   const usage = {

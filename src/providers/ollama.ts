@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import { postJson, type HttpProviderOptions } from './http.ts';
+import type { HttpProviderOptions } from './http.ts';
+import { httpAdapter } from './http-adapter.ts';
 import { functionTools, plainObject } from './wire.ts';
-import type {
-  ChatMessage,
-  Completion,
-  CompletionRequest,
-  FinishReason,
-  LlmProvider,
-  ToolCall,
-} from '../runtime/llm.ts';
-
-const KIND = 'ollama';
+import type { ChatMessage, Completion, CompletionRequest, FinishReason, LlmProvider, ToolCall } from '../runtime/llm.ts';
 
 /**
  * Ollama's native chat API (`POST {baseUrl}/api/chat`, baseUrl like `http://localhost:11434`),
@@ -22,14 +14,7 @@ const KIND = 'ollama';
  * is `stop` even when the model called tools, so the presence of calls decides `tool_calls`.
  */
 export function createOllamaProvider(options: HttpProviderOptions): LlmProvider {
-  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-  return {
-    kind: KIND,
-    async complete(request: CompletionRequest): Promise<Completion> {
-      const response = await postJson(KIND, options, 'api/chat', headers, toWire(request), ResponseSchema, request.signal);
-      return fromWire(response);
-    },
-  };
+  return httpAdapter(options, { kind: 'ollama', path: () => 'api/chat', toBody: toWire, response: ResponseSchema, fromBody: fromWire });
 }
 
 function toWire(request: CompletionRequest): Record<string, unknown> {
@@ -115,7 +100,6 @@ function decodeArguments(raw: unknown): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-
 
 function mapDoneReason(reason: string | null | undefined): FinishReason {
   switch (reason) {

@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import { postJson, type HttpProviderOptions } from './http.ts';
+import type { HttpProviderOptions } from './http.ts';
+import { httpAdapter } from './http-adapter.ts';
 import { functionTools, plainObject } from './wire.ts';
-import type {
-  ChatMessage,
-  Completion,
-  CompletionRequest,
-  FinishReason,
-  LlmProvider,
-  ToolCall,
-} from '../runtime/llm.ts';
-
-const KIND = 'openai';
+import type { ChatMessage, Completion, CompletionRequest, FinishReason, LlmProvider, ToolCall } from '../runtime/llm.ts';
 
 /**
  * OpenAI-compatible Chat Completions (`POST {baseUrl}/chat/completions`, baseUrl like
@@ -21,14 +13,7 @@ const KIND = 'openai';
  * when non-empty and `tool_choice` never (the vendor default, `auto`, is what the loop wants).
  */
 export function createOpenAiProvider(options: HttpProviderOptions): LlmProvider {
-  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-  return {
-    kind: KIND,
-    async complete(request: CompletionRequest): Promise<Completion> {
-      const response = await postJson(KIND, options, 'chat/completions', headers, toWire(request), ResponseSchema, request.signal);
-      return fromWire(response);
-    },
-  };
+  return httpAdapter(options, { kind: 'openai', path: () => 'chat/completions', toBody: toWire, response: ResponseSchema, fromBody: fromWire });
 }
 
 function toWire(request: CompletionRequest): Record<string, unknown> {
@@ -126,7 +111,6 @@ function decodeArguments(raw: unknown): Record<string, unknown> {
     return {};
   }
 }
-
 
 function mapFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError } from '../errors.ts';
 import { listRemoteTools, RemoteMcpError, type RemoteServer, type RemoteToolListing } from '../remote-mcp/client.ts';
 import { MAX_REMOTE_DESCRIPTION_CHARS, MAX_REMOTE_SCHEMA_BYTES, mcpGroup, remoteToolProblem } from '../remote-mcp/tools.ts';
-import { providerHeadersSchema } from '../providers/create-provider.ts';
+import { providerHeadersSchema } from '../providers/settings.ts';
 import { ToolRegistryError } from '../tools/registry.ts';
 import { remoteServerOf, sealServerHeaders, toolsOfServer, type McpCatalogDeps } from './mcp-catalog.ts';
 import { holdChangedDefinitions } from './mcp-tool-pins.ts';

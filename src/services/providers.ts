@@ -5,7 +5,7 @@ import { PROVIDER_KINDS } from '../db/database.ts';
 import * as providers from '../db/repositories/providers.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
-import { providerHeadersSchema, providerSettingsSchema, type ProviderHeaders } from '../providers/create-provider.ts';
+import { providerHeadersSchema, providerSettingsSchema, type ProviderHeaders } from '../providers/settings.ts';
 import { nullishShape, parseInput, requireId, uniquely } from './validate.ts';
 
 export interface ProviderDeps {

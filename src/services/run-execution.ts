@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { loadRunSetup, type RunSetup } from '../db/repositories/run-setup.ts';
 import { findSkillsByIds } from '../db/repositories/skills.ts';
 import { NotFoundError } from '../errors.ts';
-import { createProvider } from '../providers/create-provider.ts';
+import { providerAdapterFor } from '../providers/adapter-for.ts';
 import type { ApprovalDecision, Suspension } from '../runtime/approval.ts';
 import { continueLoop, resumeLoop, runLoop } from '../runtime/loop.ts';
 import type { LoopInput, LoopSettings } from '../runtime/loop-session.ts';
@@ -102,7 +102,7 @@ async function prepare(
 
   const runId = request.runId ?? newRunId();
   const keys = { secrets: services.secrets, onSecret: (value: string) => services.scrubber.add(value) };
-  const provider = createProvider({
+  const provider = providerAdapterFor({
     kind: providerRow.kind,
     baseUrl: providerRow.base_url,
     apiKey: revealApiKey(keys, providerRow),
