@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REMOTE_DEFINITION_BYTES } from '../../src/remote-mcp/tools.ts';
+import { MAX_REMOTE_DEFINITION_BYTES } from '../../src/remote-mcp/schema-check.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member } from '../helpers/documents.ts';

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkRemoteSchema,
-  MAX_REMOTE_ARGUMENT_BYTES,
-  MAX_REMOTE_DEFINITION_BYTES,
-  neutraliseRemoteText,
-  remoteToolProblem,
-  type SchemaCheck,
-} from '../../src/remote-mcp/tools.ts';
+import { checkRemoteSchema, MAX_REMOTE_DEFINITION_BYTES, type SchemaCheck } from '../../src/remote-mcp/schema-check.ts';
+import { neutraliseRemoteText } from '../../src/remote-mcp/schema-offering.ts';
+import { remoteToolProblem } from '../../src/remote-mcp/tools.ts';
+import { MAX_REMOTE_ARGUMENT_BYTES } from '../../src/remote-mcp/validation-cost.ts';
 import { toolsOfServer } from '../../src/services/mcp-catalog.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { emptyToolState } from '../../src/access/availability.ts';
-import { checkRemoteSchema, remoteTool } from '../../src/remote-mcp/tools.ts';
+import { checkRemoteSchema } from '../../src/remote-mcp/schema-check.ts';
+import { remoteTool } from '../../src/remote-mcp/tools.ts';
 import { invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import { createRegistry, ToolRegistryError } from '../../src/tools/registry.ts';
 import { ToolResult } from '../../src/tools/result.ts';
