@@ -10,6 +10,9 @@ import { expectNoSeriousAxeViolation, signIn, watchedPage } from './console-page
  * clicks "Create demo configuration" (Runs or Playground), lands in the Playground on it, clicks
  * "Start run" and reads the answer. Nothing but the console: no curl, no GraphiQL.
  */
+/** Each test starts an app on a new database (an empty one is what it tests): on a loaded machine a PGlite start alone took over a minute. */
+const FRESH_APP_TEST_MS = 240_000;
+
 describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console from an empty database on %s', (kind) => {
   let browser: Browser;
   const started: ServedApp<never>[] = [];
@@ -68,7 +71,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console from an empty datab
     await page.locator('#runs-table').waitFor();
     expect(await page.getByRole('button', { name: 'Create demo configuration' }).count()).toBe(0);
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, FRESH_APP_TEST_MS);
 
   it('should open the Playground on the demo from the Runs page, and axe finds nothing serious on either empty state', async () => {
     const { page, problems } = await freshConsole({ bypassCSP: true });
@@ -88,7 +91,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console from an empty datab
     await page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
     expect(await page.locator('#run-final').textContent()).toMatch(/first three customers/);
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, FRESH_APP_TEST_MS);
 
   it('should not offer the demo to a non-admin, who is told to ask an admin', async () => {
     const served = await startServedApp(kind);
@@ -102,5 +105,5 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console from an empty datab
     await page.getByText(/ask an admin/).waitFor();
     expect(await page.getByRole('button', { name: 'Create demo configuration' }).count()).toBe(0);
     expect(problems).toEqual([]);
-  }, 60_000);
+  }, FRESH_APP_TEST_MS);
 });

@@ -1,8 +1,7 @@
 // GraphQL from the browser: one graphql-ws connection per signed-in session carries every query,
 // mutation and subscription, authenticated by `connectionParams` (the token never goes in a URL).
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { createClient, type FormattedExecutionResult } from 'graphql-ws';
-import { print } from 'graphql/language/printer.mjs';
 
 const TOKEN_KEY = 'airlock.token';
 /** The server closes a socket whose token it refuses (bad, rotated, user deactivated) with 4403. */
@@ -21,17 +20,14 @@ export function clearSession(): void {
   sessionStorage.clear();
 }
 
-/** A typed document: codegen's `graphql(...)` gives each operation its result and variables types. */
-export type Document<TResult, TVariables> = TypedDocumentNode<TResult, TVariables>;
+/**
+ * A typed document: codegen's `graphql(...)` gives each operation as its text (a String carrying
+ * its result and variables types), which is what the socket sends.
+ */
+export type Document<TResult, TVariables> = DocumentTypeDecoration<TResult, TVariables> & { toString(): string };
 
-const printed = new WeakMap<object, string>();
-function textOf(document: Document<unknown, never>): string {
-  let text = printed.get(document);
-  if (text === undefined) {
-    text = print(document);
-    printed.set(document, text);
-  }
-  return text;
+function textOf(document: { toString(): string }): string {
+  return document.toString();
 }
 
 /** An error of the GraphQL layer, with its code (UNAUTHENTICATED, FORBIDDEN…) when the server gave one. */
@@ -113,7 +109,7 @@ export function createSession(token: string, onRefused: (message: string) => voi
       return new Promise<TResult>((resolve, reject) => {
         let result: FormattedExecutionResult<TResult, unknown> | undefined;
         client.subscribe<TResult>(
-          { query: textOf(document as Document<unknown, never>), variables: (variables ?? {}) as Record<string, unknown> },
+          { query: textOf(document), variables: (variables ?? {}) as Record<string, unknown> },
           {
             next: (value) => {
               result = value;
@@ -130,7 +126,7 @@ export function createSession(token: string, onRefused: (message: string) => voi
     },
     subscribe<TResult, TVariables>(document: Document<TResult, TVariables>, variables: TVariables, onData: (data: TResult) => void, onError: (error: ApiError) => void) {
       return client.subscribe<TResult>(
-        { query: textOf(document as Document<unknown, never>), variables: variables as Record<string, unknown> },
+        { query: textOf(document), variables: variables as Record<string, unknown> },
         {
           next: (value) => {
             if (value.errors?.length) onError(check(asError(value.errors)));
