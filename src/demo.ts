@@ -3,7 +3,7 @@ import { assembleParts, type AppParts } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { listConfigurations } from './db/repositories/configurations.ts';
-import type { StoredStep } from './runtime/privacy.ts';
+import type { StoredStep } from './runtime/stored-step.ts';
 import { seedDemoCatalogue } from './services/demo-catalogue.ts';
 import { authenticate } from './services/users.ts';
 

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors.ts';
 import type { PendingCallPreview } from './approval.ts';
 import type { ToolCall } from './llm.ts';
-import type { StoredStep } from './privacy.ts';
+import type { StoredStep } from './stored-step.ts';
 import type { PricedUsage } from './usage.ts';
 
 /** What a run has done so far (its row holds these only once it is parked or settled). */

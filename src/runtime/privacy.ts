@@ -1,16 +1,16 @@
-import { countCharacters, isCredentialName, MASK, redact } from '../redaction/redact.ts';
-import { STEP_KINDS, type RunStep, type StepKind } from './run.ts';
+import { countCharacters, redact } from '../redaction/redact.ts';
+import { plainCopy } from './plain-copy.ts';
+import { STEP_KINDS, type StepKind } from './run.ts';
+import { CONTENT_KEYS, type ContentKey, type StoredStep } from './stored-step.ts';
 
 /**
  * Privacy of the persisted copy (DESIGN.md section 7). Pure: no GraphQL, no SQL. The live step
- * becomes a plain JSON record (`toStoredStep`), which `filterStep` cuts down to a privacy level
- * before it is stored or shown to a non-admin subscriber; admins' live stream gets the verbatim copy.
+ * becomes a plain JSON record (`toStoredStep`, stored-step.ts), which `filterStep` cuts down to a
+ * privacy level before it is stored or shown to a non-admin subscriber; admins' live stream gets the
+ * verbatim copy.
  *
  * Every length here counts characters, i.e. Unicode code points (what `[...text].length` gives), not
  * the UTF-16 units of `text.length`: an emoji is one character. A lone surrogate counts as one.
- *
- * Over ~250 lines because the stored-step shape, the hostile-input copy and the per-level filter
- * must agree field by field; the redactor they call lives in src/redaction/redact.ts.
  */
 
 export const PRIVACY_LEVELS = ['NONE', 'METADATA', 'REDACTED', 'FULL'] as const;
@@ -19,138 +19,6 @@ export const DEFAULT_PRIVACY_LEVEL: PrivacyLevel = 'METADATA';
 
 export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return typeof value === 'string' && (PRIVACY_LEVELS as readonly string[]).includes(value);
-}
-
-/** The keys that carry what was said or produced; the levels below FULL never store them verbatim. */
-export const CONTENT_KEYS = ['messagesSent', 'content', 'thinking', 'requestedToolCalls', 'toolArguments', 'toolResult', 'toolArtifacts'] as const;
-export type ContentKey = (typeof CONTENT_KEYS)[number];
-
-/**
- * A step as stored and as served to non-admin subscribers: a plain JSON-able record. Content keys
- * are present only when the level keeps content; metadata and summaries are there at every level.
- */
-export interface StoredStep {
-  kind: StepKind;
-  round: number;
-  /** Wall time of the provider call or tool, in milliseconds; null for REQUEST steps. */
-  durationMs: number | null;
-  // content keys
-  messagesSent?: unknown[];
-  content?: string;
-  thinking?: string | null;
-  requestedToolCalls?: unknown[];
-  toolArguments?: unknown;
-  toolResult?: string;
-  toolArtifacts?: unknown[];
-  // metadata (every level)
-  toolName?: string;
-  toolCallId?: string;
-  toolIsError?: boolean;
-  /** TOOL: a write interrupted by its process's death, never run again (metadata). */
-  outcomeUnknown?: boolean;
-  finishReason?: string;
-  offeredTools?: string[] | null;
-  usage?: { promptTokens: number; completionTokens: number; cost: number };
-  /** APPROVAL steps: the human decision (metadata: kept at every level). */
-  approval?: { approverId: string; approverName: string; approved: boolean; digest: string; decidedAt: string };
-  // summaries (every level), computed from the verbatim content
-  /** True unless the content keys hold the verbatim content. */
-  contentRedacted: boolean;
-  /** LLM: characters of `content`. */
-  contentLength?: number;
-  /** TOOL: characters of `toolResult`. */
-  toolResultLength?: number;
-  toolArtifactsCount?: number;
-  toolArtifactTypes?: string[];
-  /** LLM: the names of the tool calls the model asked for, in order. */
-  requestedToolNames?: string[];
-  /** REQUEST: how many messages the call sent. */
-  messagesSentCount?: number;
-}
-
-// ── plain copies of content
-
-const CIRCULAR = '[omitted: circular reference]';
-const TOO_DEEP = '[omitted: nested too deep]';
-const UNREADABLE = '[omitted: unreadable value]';
-/** Nesting kept in a stored copy; deeper values become a marker (artifacts are already capped at 64). */
-const MAX_COPY_DEPTH = 100;
-
-type CopyMode = 'verbatim' | 'redacted';
-
-function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
-  // `__proto__` from JSON.parse is an own key; plain assignment would set the prototype instead.
-  // Every other key is assigned (the same own, enumerable, writable property, and much cheaper:
-  // every stored step is copied this way).
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
-/** A key not yet used in `target`: two keys that redact alike (`a@x.io`, `b@x.io`) both survive. */
-function freeKey(target: Record<string, unknown>, key: string): string {
-  if (!Object.hasOwn(target, key)) return key;
-  for (let n = 2; ; n++) {
-    const candidate = `${key} (${n})`;
-    if (!Object.hasOwn(target, candidate)) return candidate;
-  }
-}
-
-/**
- * A JSON-able copy of `value` (JSON's own rules: `toJSON` honoured, functions and symbols dropped,
- * non-finite numbers → null, bigints → strings). Cycles, excessive depth and throwing getters become
- * marker strings instead of exceptions. In `redacted` mode every string leaf goes through `redact`,
- * object keys too (a model can put an address or a token in a key as easily as in a value), and
- * every string or number under a credential-named key (`password`, `apiKey`, …) becomes `***`.
- */
-function plainCopy(value: unknown, mode: CopyMode): unknown {
-  const ancestors = new Set<object>();
-  const walk = (item: unknown, depth: number, secret: boolean, viaToJSON: boolean): unknown => {
-    switch (typeof item) {
-      case 'string':
-        if (mode === 'verbatim') return item;
-        return secret && item !== '' ? MASK : redact(item);
-      case 'number':
-        if (!Number.isFinite(item)) return null;
-        return mode === 'redacted' && secret ? MASK : item;
-      case 'boolean':
-        return item;
-      case 'bigint':
-        return walk(item.toString(), depth, secret, viaToJSON);
-      case 'object':
-        break;
-      default:
-        return undefined;
-    }
-    if (item === null) return null;
-    if (ancestors.has(item)) return CIRCULAR;
-    if (depth >= MAX_COPY_DEPTH) return TOO_DEEP;
-    ancestors.add(item);
-    try {
-      const toJSON: unknown = viaToJSON ? undefined : (item as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return walk(toJSON.call(item), depth, secret, true);
-      if (Array.isArray(item)) {
-        const copy: unknown[] = [];
-        for (let index = 0; index < item.length; index++) {
-          const element = walk(item[index], depth + 1, secret, false);
-          copy.push(element === undefined ? null : element);
-        }
-        return copy;
-      }
-      const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(item)) {
-        const childSecret = secret || (mode === 'redacted' && isCredentialName(key));
-        const member = walk((item as Record<string, unknown>)[key], depth + 1, childSecret, false);
-        if (member === undefined) continue;
-        defineMember(copy, mode === 'redacted' ? freeKey(copy, redact(key)) : key, member);
-      }
-      return copy;
-    } catch {
-      return UNREADABLE;
-    } finally {
-      ancestors.delete(item);
-    }
-  };
-  return walk(value, 0, false, false);
 }
 
 // ── steps
@@ -191,66 +59,6 @@ function summariesOf(step: StoredStep, contentOf: ContentOf): Partial<StoredStep
   if (isCount(step.messagesSentCount)) summaries.messagesSentCount = step.messagesSentCount;
   else if (Array.isArray(content('messagesSent'))) summaries.messagesSentCount = (content('messagesSent') as unknown[]).length;
   return summaries;
-}
-
-/**
- * The verbatim stored form of a live step (the FULL copy, and what admins' live stream gets), with
- * every summary computed. The loop's `artifacts` are stored as `toolArtifacts`; REQUEST steps have
- * no duration (`durationMs: null`).
- */
-export function toStoredStep(step: RunStep): StoredStep {
-  const copy = <T>(value: unknown) => plainCopy(value, 'verbatim') as T;
-  switch (step.kind) {
-    case 'REQUEST':
-      return {
-        kind: 'REQUEST',
-        round: step.round,
-        durationMs: null,
-        messagesSent: copy<unknown[]>(step.messagesSent),
-        offeredTools: step.offeredTools === null ? null : [...step.offeredTools],
-        contentRedacted: false,
-        messagesSentCount: step.messagesSent.length,
-      };
-    case 'LLM':
-      return {
-        kind: 'LLM',
-        round: step.round,
-        durationMs: step.durationMs,
-        content: step.content,
-        thinking: step.thinking,
-        requestedToolCalls: copy<unknown[]>(step.requestedToolCalls),
-        finishReason: step.finishReason,
-        usage: { promptTokens: step.usage.promptTokens, completionTokens: step.usage.completionTokens, cost: step.usage.cost },
-        contentRedacted: false,
-        contentLength: countCharacters(step.content),
-        requestedToolNames: step.requestedToolCalls.map((call) => call.name),
-      };
-    case 'APPROVAL':
-      return {
-        kind: 'APPROVAL',
-        round: step.round,
-        durationMs: null,
-        contentRedacted: false,
-        approval: { approverId: step.approverId, approverName: step.approverName, approved: step.approved, digest: step.digest, decidedAt: step.decidedAt },
-      };
-    case 'TOOL':
-      return {
-        kind: 'TOOL',
-        round: step.round,
-        durationMs: step.durationMs,
-        toolCallId: step.toolCallId,
-        toolName: step.toolName,
-        toolArguments: copy<unknown>(step.toolArguments),
-        toolResult: step.toolResult,
-        toolIsError: step.toolIsError,
-        ...(step.outcomeUnknown ? { outcomeUnknown: true } : {}),
-        toolArtifacts: copy<unknown[]>(step.artifacts),
-        contentRedacted: false,
-        toolResultLength: countCharacters(step.toolResult),
-        toolArtifactsCount: step.artifacts.length,
-        toolArtifactTypes: step.artifacts.map((artifact) => artifact.type),
-      };
-  }
 }
 
 /** A level we do not know is treated as the default, which stores no content. */

@@ -1,7 +1,8 @@
 import type { RunEventBus, RunProgress } from './events.ts';
 import type { ResumePoint } from './resume-point.ts';
 import type { RunOutcome, RunStep } from './run.ts';
-import { filterRunContent, filterStep, toStoredStep, type PrivacyLevel, type StoredStep } from './privacy.ts';
+import { filterRunContent, filterStep, type PrivacyLevel } from './privacy.ts';
+import { toStoredStep, type StoredStep } from './stored-step.ts';
 import { addUsage, ZERO_USAGE } from './usage.ts';
 
 /**

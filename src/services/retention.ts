@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.ts';
 import { findRunsToPurge, listRunSteps, replaceRunContent } from '../db/repositories/runs.ts';
-import { filterStep, type StoredStep } from '../runtime/privacy.ts';
+import { filterStep } from '../runtime/privacy.ts';
+import type { StoredStep } from '../runtime/stored-step.ts';
 
 export const RETENTION_BATCH = 100;
 

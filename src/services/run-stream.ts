@@ -3,7 +3,7 @@ import { findRunsByIds } from '../db/repositories/runs.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Suspension } from '../runtime/approval.ts';
 import type { ResumeReason, RunBusEvent } from '../runtime/events.ts';
-import type { StoredStep } from '../runtime/privacy.ts';
+import type { StoredStep } from '../runtime/stored-step.ts';
 import type { Actor } from '../tools/tool.ts';
 import { visibleRun } from './approvals.ts';
 import type { RunHost } from './run-host/run-host.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbKind } from '../../src/db/create-db.ts';
 import type { RunRow } from '../../src/db/database.ts';
 import { insertRun } from '../../src/db/repositories/runs.ts';
-import type { StoredStep } from '../../src/runtime/privacy.ts';
+import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { followRun } from '../../src/services/run-stream.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, TEST_DATABASES, type TestDatabase } from '../helpers/databases.ts';

@@ -5,7 +5,8 @@ import { CREDENTIAL_TERMS, isCredentialColumn, isCredentialName, isSecretEnvName
 import { redactEnvValue, redactSecrets } from '../../src/redaction/masking.ts';
 import { EMAIL_ADDRESS, ORDINARY_TEXT, SECRET_SHAPES, type Sample } from '../../src/redaction/patterns.ts';
 import { redact } from '../../src/redaction/redact.ts';
-import { filterStep, toStoredStep } from '../../src/runtime/privacy.ts';
+import { filterStep } from '../../src/runtime/privacy.ts';
+import { toStoredStep } from '../../src/runtime/stored-step.ts';
 import { readRecordsTool } from '../../src/tools/builtin/read-records.ts';
 import type { ToolData } from '../../src/tools/data.ts';
 import type { TableArtifact } from '../../src/tools/result.ts';

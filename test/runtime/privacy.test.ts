@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunStep } from '../../src/runtime/run.ts';
 import { countCharacters, isCredentialName, MASK, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/redaction/redact.ts';
-import { CONTENT_KEYS, filterRunContent, filterStep, PRIVACY_LEVELS, toStoredStep, type PrivacyLevel, type StoredStep } from '../../src/runtime/privacy.ts';
+import { filterRunContent, filterStep, PRIVACY_LEVELS, type PrivacyLevel } from '../../src/runtime/privacy.ts';
+import { CONTENT_KEYS, toStoredStep, type StoredStep } from '../../src/runtime/stored-step.ts';
 import { tableArtifact, textArtifact } from '../../src/tools/result.ts';
 
 // Fake secrets, assembled at run time so that secret scanners do not flag this file.

@@ -6,7 +6,7 @@ import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts
 import type { Completion, CompletionRequest, LlmProvider } from '../../src/runtime/llm.ts';
 import { continueLoop, resumeLoop, runLoop } from '../../src/runtime/loop.ts';
 import { LoopHandedOver, type LoopInput } from '../../src/runtime/loop-session.ts';
-import type { StoredStep } from '../../src/runtime/privacy.ts';
+import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { interruptedOutcomeError, type ResumePoint } from '../../src/runtime/resume-point.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
 import { createRunRecorder, LeaseLostError, type RunRepository, type StepLease } from '../../src/runtime/run-recorder.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
-import type { StoredStep } from '../../src/runtime/privacy.ts';
+import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-recorder.ts';
 
 const LLM_STEP: RunStep = {

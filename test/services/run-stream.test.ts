@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, RunRow } from '../../src/db/database.ts';
 import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts';
-import type { StoredStep } from '../../src/runtime/privacy.ts';
+import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { followRun, type RunStreamDeps, type RunStreamEvent } from '../../src/services/run-stream.ts';
 import type { Actor } from '../../src/tools/tool.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';

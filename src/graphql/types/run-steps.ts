@@ -1,4 +1,4 @@
-import type { StoredStep } from '../../runtime/privacy.ts';
+import type { StoredStep } from '../../runtime/stored-step.ts';
 import { STEP_KINDS } from '../../runtime/run.ts';
 import { builder } from '../builder.ts';
 import { ArtifactUnion, classifyArtifact } from './artifacts.ts';

@@ -5,7 +5,7 @@ import { countRuns, findRunsByIds, listRuns, pageRunSteps, type RunFilter, type 
 import { runFilterFor } from '../../services/run-filter.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_KINDS, RUN_STATUSES, TERMINATION_REASONS, type RunKind, type RunStatus, type TerminationReason } from '../../runtime/run.ts';
-import type { StoredStep } from '../../runtime/privacy.ts';
+import type { StoredStep } from '../../runtime/stored-step.ts';
 import { builder } from '../builder.ts';
 import { pageSizeExtensions, type PageSize } from '../query-cost.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
