@@ -21,6 +21,9 @@ import { isCredentialName } from './credentials.ts';
  *   valid JSON;
  * - a replacement never contains anything a pattern matches, and values that are already `***` are
  *   left as they are.
+ *
+ * Over 300 lines on purpose: it is one table, the shapes in the order they are applied with the
+ * samples that define them beside each; split, the order and the samples would drift apart.
  */
 
 /** What a masked secret, e-mail address or credential value becomes. */
