@@ -20,7 +20,7 @@ import pg from 'pg';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import type { Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { countRunsQuery, listRunsQuery, type RunFilter, type RunKey } from '../../src/db/repositories/runs.ts';
+import { countRunsQuery, listRunsQuery, type RunFilter, type RunKey } from '../../src/db/repositories/run-list.ts';
 import { usageSince, usageSummaryQuery, type UsageDimension } from '../../src/db/repositories/usage.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';
 import { MAX_USAGE_GROUPS } from '../../src/services/usage-summary.ts';

@@ -1,7 +1,7 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { CompiledQuery } from 'kysely';
 import type { Db, RunStepRow } from './database.ts';
-import { storableJson } from './repositories/runs.ts';
+import { storableJson } from './storable-text.ts';
 
 export interface StepWrite {
   readonly runId: string;

@@ -3,7 +3,8 @@ import { LeaseLostError, type RunRepository } from '../runtime/run-recorder.ts';
 import type { Db, RunRow } from './database.ts';
 import type { RunWriter } from './run-batch-writer.ts';
 import { LEASE_MOVED_ON } from './repositories/run-leases.ts';
-import { findRunsByIds, markAuditIncomplete, settleRun, settleRunWithoutOutcome } from './repositories/runs.ts';
+import { settleRun, settleRunWithoutOutcome } from './repositories/run-settlement.ts';
+import { findRunsByIds, markAuditIncomplete } from './repositories/runs.ts';
 
 /** How a pass of the loop ended, as both ways of settling a run store it. */
 const endOf = (outcome: RunOutcome) => ({

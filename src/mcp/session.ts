@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { checkGate, offeredTools, toolFailedError } from '../access/gate.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import type { RunWriter } from '../db/run-batch-writer.ts';
-import { insertSessionStep, reserveRemoteCall, settleSession, type SessionEnd } from '../db/repositories/mcp-sessions.ts';
+import { insertSessionRunClosingLeastRecent, insertSessionStep, reserveRemoteCall, settleSession, type SessionEnd } from '../db/repositories/mcp-sessions.ts';
+import type { Settlement } from '../db/repositories/run-settlement.ts';
 import { loadRunSetup } from '../db/repositories/run-setup.ts';
 import * as runs from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RunEventBus } from '../runtime/events.ts';
 import { invokeTool, type ToolOutcome } from '../runtime/tool-seam.ts';
-import { filterRunContent, filterStep } from '../runtime/privacy.ts';
-import { toStoredStep, type StoredStep } from '../runtime/stored-step.ts';
+import { filterRunContent, filterStep, toStoredStep, type StoredStep } from '../runtime/privacy.ts';
 import { spanContentFor } from '../runtime/telemetry.ts';
 import { ZERO_USAGE } from '../runtime/usage.ts';
 import { createBudgetGuard } from '../services/budget-guard.ts';
@@ -72,7 +72,7 @@ export function budgetExhaustedError(name: string): string {
  * How the session cap settles the sessions it closes: as a session the client closed (the user
  * opened a newer one; the session itself did nothing wrong). No call ran through the loop.
  */
-const CLOSED_BY_CAP: runs.Settlement = {
+const CLOSED_BY_CAP: Settlement = {
   status: 'COMPLETED',
   terminationReason: 'COMPLETED',
   errorMessage: null,
@@ -113,7 +113,7 @@ export async function openMcpSession(
     privacy_level: level,
     tool_selection: null,
   } as const;
-  const { run, closed } = await runs.insertSessionRunClosingLeastRecent(deps.db, row, options.maxSessions, CLOSED_BY_CAP);
+  const { run, closed } = await insertSessionRunClosingLeastRecent(deps.db, row, options.maxSessions, CLOSED_BY_CAP);
   announceEnded(deps.bus, closed);
   deps.bus.publish({ type: 'started', runId: run.id, run });
   return { run, closed };

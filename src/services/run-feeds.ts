@@ -1,6 +1,7 @@
 import type { Db, RunRow } from '../db/database.ts';
 import type { SecretBox } from '../db/secret-box.ts';
-import { findRunsByIds, listRuns } from '../db/repositories/runs.ts';
+import { listRuns } from '../db/repositories/run-list.ts';
+import { findRunsByIds } from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
 import { createCoalescingOutbox } from '../runtime/coalesce.ts';
 import { SUBSCRIBER_BUFFER, type RunBusEvent, type RunEventBus } from '../runtime/events.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RunRow } from '../db/database.ts';
-import type { RunFilter } from '../db/repositories/runs.ts';
+import type { RunFilter } from '../db/repositories/run-list.ts';
 import { RUN_KINDS, RUN_STATUSES, TERMINATION_REASONS, type TerminationReason } from '../runtime/run.ts';
 import type { Actor } from '../tools/tool.ts';
 import { ForbiddenError } from '../errors.ts';
@@ -8,7 +8,7 @@ import { parseInput } from './validate.ts';
 
 /**
  * Which runs a list or a live feed shows (DESIGN.md 8b `RunFilter`; the shape is declared beside
- * its SQL in db/repositories/runs.ts). The list (`listRuns`) and the live feeds
+ * its SQL in db/repositories/run-list.ts). The list (`listRuns`) and the live feeds
  * (`matchesRunFilter`) read this one shape, so a list and its feed always agree.
  */
 export type { RunFilter };

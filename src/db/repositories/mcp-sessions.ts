@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { Db, RunRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
-import { storableJson } from './runs.ts';
+import { storableJson, storableText } from '../storable-text.ts';
+import { reportedColumns, settleColumns, type Settlement } from './run-settlement.ts';
+import { insertRun, type RunStart } from './runs.ts';
 
 /**
  * An MCP session IS its run row (`kind = 'MCP'`, RUNNING while open): its id is the session id,
@@ -32,16 +34,58 @@ const ENDINGS: Record<SessionEnd, { status: 'COMPLETED' | 'CANCELLED'; errorMess
   NOT_OPENED: { status: 'CANCELLED', errorMessage: 'The MCP client did not complete the session handshake.' },
 };
 
-/** The columns a session's end writes (an MCP run calls no model: its totals stay 0). */
+/** The columns a session's end writes (an MCP run calls no model: its totals stay 0; it never holds a lease). */
 function endColumns(end: SessionEnd) {
   const { status, errorMessage } = ENDINGS[end];
-  return {
-    status,
-    termination_reason: status,
-    error_message: errorMessage,
-    finished_at: sql<Date>`now()`,
-    state_version: sql<number>`state_version + 1`,
-  };
+  return settleColumns({ status, terminationReason: status, errorMessage });
+}
+
+/**
+ * Lock namespace of the MCP session cap (0x41524c32), beside the run cap's 0x41524c31
+ * (migration 20261202130000): a session open does not wait for agent-run starts, nor they for it.
+ */
+const MCP_SESSION_LOCK = 1095912498;
+
+/**
+ * Opens the run of an MCP session (RUNNING, `kind: MCP`) and, when its user then has more than
+ * `maxOpen` sessions RUNNING (0 = no limit), settles the least recently used of the others with
+ * `closedAs` (last request, else opening, oldest first; the new one always stays). The rows are
+ * settled here whichever process holds the sessions: that process notices at the session's next
+ * request (`touchOpenSession`). Count and settlement happen under a per-user
+ * advisory lock, after the insert, in one transaction: concurrent opens on any number of
+ * connections or processes end with at most `maxOpen` sessions open. Returns the new run and
+ * the runs it closed.
+ */
+export async function insertSessionRunClosingLeastRecent(
+  db: Db,
+  run: RunStart & { user_id: string },
+  maxOpen: number,
+  closedAs: Settlement,
+): Promise<{ run: RunRow; closed: RunRow[] }> {
+  if (maxOpen <= 0) return { run: await insertRun(db, { ...run, kind: 'MCP' }), closed: [] };
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${MCP_SESSION_LOCK}, hashtext(${run.user_id}::text))`.execute(trx);
+    const opened = await insertRun(trx, { ...run, kind: 'MCP' });
+    const closed = await trx
+      .updateTable('runs')
+      .set(reportedColumns({ ...closedAs, finalContent: storableText(closedAs.finalContent) }))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('runs')
+          .select('id')
+          .where('user_id', '=', run.user_id)
+          .where('kind', '=', 'MCP')
+          .where('status', '=', 'RUNNING')
+          .where('id', '<>', opened.id)
+          .orderBy(sql`coalesce(last_request_at, created_at)`, 'desc')
+          .orderBy('id')
+          .offset(maxOpen - 1),
+      )
+      .where('status', '=', 'RUNNING')
+      .returningAll()
+      .execute();
+    return { run: opened, closed };
+  });
 }
 
 /** The idle deadline: a session without a request for `idleMs` is over, whether or not a sweep has settled it yet. */

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db, RunRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 import { releaseAbandonedReservation } from './budget-counters.ts';
-import { interruptedColumns, leaseExpiry, ownerGone } from './runs.ts';
+import { interruptedColumns, ownerGone } from './run-settlement.ts';
+import { leaseExpiry } from './runs.ts';
 
 /**
  * The leases of durable runs (migration 20261202160000): who drives a RUNNING agent run, under

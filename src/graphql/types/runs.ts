@@ -1,7 +1,8 @@
 import { resolveCursorConnection, type DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { Context } from '../../context.ts';
 import type { RunRow } from '../../db/database.ts';
-import { countRuns, findRunsByIds, listRuns, pageRunSteps, type RunFilter, type RunKey } from '../../db/repositories/runs.ts';
+import { countRuns, listRuns, type RunFilter, type RunKey } from '../../db/repositories/run-list.ts';
+import { findRunsByIds, pageRunSteps } from '../../db/repositories/runs.ts';
 import { runFilterFor } from '../../services/run-filter.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_KINDS, RUN_STATUSES, TERMINATION_REASONS, type RunKind, type RunStatus, type TerminationReason } from '../../runtime/run.ts';

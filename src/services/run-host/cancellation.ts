@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db, RunRow } from '../../db/database.ts';
+import { settleRun } from '../../db/repositories/run-settlement.ts';
 import * as runs from '../../db/repositories/runs.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Metrics } from '../../observability/metrics.ts';
@@ -68,7 +69,7 @@ export function listenForCancellations(deps: Pick<CancellationDeps, 'cancellatio
 
 /** A run waiting for approval is driven by no process: cancelling it settles it here. */
 async function cancelWaitingRun(deps: CancellationDeps, run: RunRow): Promise<RunRow | undefined> {
-  const settled = await runs.settleRun(deps.db, run.id, {
+  const settled = await settleRun(deps.db, run.id, {
     status: 'CANCELLED',
     terminationReason: 'CANCELLED',
     truncated: false,

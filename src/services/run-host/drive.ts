@@ -1,6 +1,6 @@
 import type { Db, RunRow } from '../../db/database.ts';
 import * as leases from '../../db/repositories/run-leases.ts';
-import * as runs from '../../db/repositories/runs.ts';
+import { suspendRun } from '../../db/repositories/run-suspension.ts';
 import type { SecretBox } from '../../db/secret-box.ts';
 import type { Logger } from '../../logger.ts';
 import type { RunTelemetry } from '../../observability/run-telemetry.ts';
@@ -163,7 +163,7 @@ async function conclude(
     try {
       if (!context) throw new Error('no run context to store with the suspension');
       const stored: SuspendedRun = { ...context, suspension: outcome.suspension };
-      const parked = await runs.suspendRun(
+      const parked = await suspendRun(
         db,
         run.id,
         {

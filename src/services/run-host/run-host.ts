@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RunRow } from '../../db/database.ts';
 import { createRunRepository } from '../../db/run-repository.ts';
+import { settleStaleRuns } from '../../db/repositories/run-settlement.ts';
 import * as runs from '../../db/repositories/runs.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { countSettledRun } from '../../observability/run-telemetry.ts';
 import type { Broadcast } from '../../runtime/broadcast.ts';
 import type { RunBusEvent, RunEventBus } from '../../runtime/events.ts';
-import type { StoredStep } from '../../runtime/stored-step.ts';
+import type { StoredStep } from '../../runtime/privacy.ts';
 import type { Actor } from '../../tools/tool.ts';
 import { openSuspendedRun } from '../approvals.ts';
 import type { RunExecutionDeps, SuspendedRun } from '../run-execution.ts';
@@ -165,7 +166,7 @@ export function createRunHost(services: RunHostDeps, options: RunHostOptions = {
     subscribe: (runId) => bus.subscribe(runId),
 
     async settleStale() {
-      const settled = resumeRuns ? [] : await runs.settleStaleRuns(db, leaseMs);
+      const settled = resumeRuns ? [] : await settleStaleRuns(db, leaseMs);
       if (settled.length > 0) logger.warn({ runs: settled.map((run) => run.id) }, 'settled runs whose process stopped as INTERRUPTED');
       // Their watchers and the live lists learn it like any other end of a run.
       for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });

@@ -1,5 +1,6 @@
 import type { RunRow } from '../../db/database.ts';
 import * as leases from '../../db/repositories/run-leases.ts';
+import { settleRun } from '../../db/repositories/run-settlement.ts';
 import * as runs from '../../db/repositories/runs.ts';
 import { findUserById } from '../../db/repositories/users.ts';
 import type { Metrics } from '../../observability/metrics.ts';
@@ -101,7 +102,7 @@ export async function takeOver(deps: TakeoverDeps, claimed: RunRow, reason: Resu
           ? storeDecision(recorder, { step: checkpoint.approval, point: checkpoint.point }, { resumeRuns: deps.resumeRuns, telemetry, logger: runLogger, run: claimed })
           : true;
       }
-      const settled = await runs.settleRun(
+      const settled = await settleRun(
         db,
         claimed.id,
         { status: 'CANCELLED', terminationReason: 'CANCELLED', truncated: false, iterations: state?.iterations ?? 0, finalContent: null, promptTokens: state?.usage.promptTokens ?? 0, completionTokens: state?.usage.completionTokens ?? 0, estimatedCost: state?.usage.cost ?? 0, errorMessage: null },

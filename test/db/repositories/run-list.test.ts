@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRuns, listRunsQuery, type RunFilter, type RunKey } from '../../../src/db/repositories/runs.ts';
+import { listRuns, listRunsQuery, type RunFilter, type RunKey } from '../../../src/db/repositories/run-list.ts';
 import { NO_RUN_FILTER } from '../../../src/services/run-filter.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';
 

@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../../src/db/create-db.ts';
-import { findRunsByIds, insertRunWithinCap, settleStaleRuns } from '../../../src/db/repositories/runs.ts';
+import { settleStaleRuns } from '../../../src/db/repositories/run-settlement.ts';
+import { findRunsByIds, insertRunWithinCap } from '../../../src/db/repositories/runs.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';
 
 describe.each(TEST_DATABASES)('settling stale runs on %s', (kind) => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../../src/db/database.ts';
-import { requestCancel, suspendRun } from '../../../src/db/repositories/runs.ts';
+import { suspendRun } from '../../../src/db/repositories/run-suspension.ts';
+import { requestCancel } from '../../../src/db/repositories/runs.ts';
 import { NotFoundError } from '../../../src/errors.ts';
 import {
   cancelRun,

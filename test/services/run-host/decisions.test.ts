@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../../src/db/database.ts';
-import { suspendRun } from '../../../src/db/repositories/runs.ts';
+import { suspendRun } from '../../../src/db/repositories/run-suspension.ts';
 import { observeRun } from '../../../src/observability/run-telemetry.ts';
 import type { Suspension } from '../../../src/runtime/approval.ts';
 import type { LoopSettings } from '../../../src/runtime/loop-session.ts';
