@@ -7,7 +7,7 @@ import type { Metrics } from '../../observability/metrics.ts';
 import { countSettledRun } from '../../observability/run-telemetry.ts';
 import type { Broadcast } from '../../runtime/broadcast.ts';
 import type { RunBusEvent, RunEventBus } from '../../runtime/events.ts';
-import type { StoredStep } from '../../runtime/privacy.ts';
+import type { StoredStep } from '../../runtime/stored-step.ts';
 import type { Actor } from '../../tools/tool.ts';
 import { openSuspendedRun } from '../approvals.ts';
 import type { RunExecutionDeps, SuspendedRun } from '../run-execution.ts';
