@@ -15,7 +15,7 @@ import { createLocalBroadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
 import { confirmRevocation, createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
 import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, mcpCatalogDeps, type McpCatalogChange } from './services/mcp-catalog.ts';
-import { countWaitingRuns, pingDatabase } from './db/repositories/probes.ts';
+import { countWaitingRuns, pingDatabase } from './db/repositories/monitoring.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createReadiness, type Readiness } from './observability/readiness.ts';
 import { startTracing, type Tracing } from './observability/tracing.ts';

@@ -6,7 +6,7 @@ import type { Db, GrantMode, UserRow } from '../db/database.ts';
 import { GRANT_MODES } from '../db/database.ts';
 import * as users from '../db/repositories/users.ts';
 import * as grants from '../db/repositories/grants.ts';
-import { listRecordTableNames, RECORDS_SCHEMA } from '../db/repositories/records.ts';
+import { listRecordTableNames, RECORDS_SCHEMA } from '../db/repositories/operator-tables.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { UserRevocations } from './user-revocations.ts';
 import { isUuid, parseInput, requireId, uniquely } from './validate.ts';

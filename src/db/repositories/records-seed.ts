@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Db } from '../database.ts';
-import { RECORDS_SCHEMA } from './records.ts';
+import { RECORDS_SCHEMA } from './operator-tables.ts';
 
 /**
  * Demo data for the `records` schema: 20 customers and 50 orders, the same rows on every run, so

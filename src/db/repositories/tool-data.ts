@@ -1,6 +1,8 @@
 import type { ConfigurationSummary, Environment, RuntimeDbKind, ToolData, UserSummary } from '../../tools/data.ts';
 import type { Db } from '../database.ts';
-import { listRecordTables, mayWriteRecords, previewRecordUpdate, readRecordRows, updateRecordRow } from './records.ts';
+import { readRecordRows } from './operator-table-reads.ts';
+import { previewRecordUpdate, updateRecordRow } from './operator-table-updates.ts';
+import { listRecordTables, mayWriteRecords } from './operator-tables.ts';
 
 export interface ToolDataDeps {
   readonly db: Db;

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../database.ts';
 
+/** What the service's own monitoring asks the database: readiness (`/ready`) and the gauges of `/metrics`. */
+
 /** One round trip to the database (readiness). Throws when it does not answer. */
 export async function pingDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);

@@ -1,216 +1,19 @@
 import { type RawBuilder, sql } from 'kysely';
 import { capCell, isCredentialColumn } from '../../redaction/masking.ts';
-import type {
-  ColumnChange,
-  ColumnInfo,
-  RecordKey,
-  RowsPage,
-  RowsQuery,
-  RowsRefusal,
-  RowUpdate,
-  TableInfo,
-  UpdateDone,
-  UpdatePreview,
-  UpdateRefusal,
-} from '../../tools/data.ts';
+import type { ColumnChange, RecordKey, RowUpdate, UpdateDone, UpdatePreview, UpdateRefusal } from '../../tools/data.ts';
 import type { Actor } from '../../tools/tool.ts';
 import type { Db } from '../database.ts';
+import { boundTransaction, hasWriteGrant, holdsNul, RECORDS_SCHEMA } from './operator-tables.ts';
 
 /**
- * The operator's own data, read by `read_records` and `describe_tables` and changed by
- * `update_record`: every table of the `records` PostgreSQL schema. Nothing here trusts a name it
- * was given: tables, columns and column types are looked up in information_schema and only the
- * introspected names reach the query, quoted with `sql.id`; values are always bound parameters.
- *
- * One file (over ~250 lines) because its three readers share the introspection and the quoting
- * rules above; apart, a rule fixed in one would be missed in another.
+ * Changes to one row of the operator's tables (`update_record`): the rules of operator-tables.ts,
+ * plus a WRITE grant, exactly one row, and columns that are not protected.
  */
-export const RECORDS_SCHEMA = 'records';
 
-/** Page bounds, enforced here as well as in the tool's parameters (the data layer trusts no caller). */
-export const MAX_PAGE_ROWS = 50;
-export const MAX_PAGE_OFFSET = 10_000;
-/** A filter on a text cast cannot use an index; a huge table must not hold a connection for long. */
-export const READ_TIMEOUT_MS = 10_000;
 /** Columns one update may change: enough for a real edit, few enough for an approver to read. */
 export const MAX_UPDATE_COLUMNS = 20;
 /** Longest database message passed on in an `invalidValue` refusal, in characters. */
 export const MAX_REFUSAL_REASON_CHARS = 300;
-
-interface ColumnRow {
-  table_name: string;
-  column_name: string;
-  type: string;
-}
-
-// Arrays and user-defined types are reported as ARRAY / USER-DEFINED; their udt name says more.
-const COLUMN_TYPE = sql<string>`case when c.data_type in ('ARRAY', 'USER-DEFINED') then c.udt_name else c.data_type end`;
-
-function toTables(rows: readonly ColumnRow[]): TableInfo[] {
-  const tables = new Map<string, ColumnInfo[]>();
-  for (const row of rows) {
-    let columns = tables.get(row.table_name);
-    if (!columns) tables.set(row.table_name, (columns = []));
-    columns.push({ name: row.column_name, type: row.type });
-  }
-  return [...tables].map(([name, columns]) => ({ name, columns }));
-}
-
-/** Tables (and views) of the records schema the actor may read, with their columns; admins see all. */
-export async function listRecordTables(db: Db, actor: Actor): Promise<TableInfo[]> {
-  const granted = actor.isAdmin
-    ? sql``
-    : sql`and c.table_name in (select g.table_name from table_grants g where g.user_id::text = ${actor.id})`;
-  const { rows } = await sql<ColumnRow>`
-    select c.table_name, c.column_name, ${COLUMN_TYPE} as type
-    from information_schema.columns c
-    where c.table_schema = ${RECORDS_SCHEMA} ${granted}
-    order by c.table_name, c.ordinal_position`.execute(db);
-  return toTables(rows);
-}
-
-/**
- * Names of every table (and view) of the records schema, sorted: what an admin may grant. Empty
- * when the schema does not exist yet (a fresh database before `npm run seed`).
- */
-export async function listRecordTableNames(db: Db): Promise<string[]> {
-  const { rows } = await sql<{ table_name: string }>`
-    select t.table_name from information_schema.tables t
-    where t.table_schema = ${RECORDS_SCHEMA}
-    order by t.table_name`.execute(db);
-  return rows.map((row) => row.table_name);
-}
-
-/**
- * PostgreSQL text cannot hold NUL (U+0000): a bound parameter carrying one is refused with
- * "invalid byte sequence" (SQLSTATE 22021) instead of matching nothing, which made the tools fail
- * on a model's stray NUL (found by test/security/fuzz.test.ts). So a name holding one names no
- * table, grant or column, and a compared value holding one equals no cell; a NEW value holding one
- * is still refused by the cast, as an `invalidValue`.
- */
-function holdsNul(text: string): boolean {
-  return text.includes('\u0000');
-}
-
-async function hasGrant(db: Db, userId: string, table: string): Promise<boolean> {
-  if (holdsNul(table)) return false;
-  // Any mode (READ or WRITE) allows reading. Compared as text: a malformed id simply matches nothing.
-  const { rows } = await sql<{ found: number }>`
-    select 1 as found from table_grants where user_id::text = ${userId} and table_name = ${table} limit 1`.execute(db);
-  return rows.length > 0;
-}
-
-async function columnsOf(db: Db, table: string): Promise<ColumnInfo[]> {
-  if (holdsNul(table)) return [];
-  const { rows } = await sql<ColumnRow>`
-    select c.table_name, c.column_name, ${COLUMN_TYPE} as type
-    from information_schema.columns c
-    where c.table_schema = ${RECORDS_SCHEMA} and c.table_name = ${table}
-    order by c.ordinal_position`.execute(db);
-  return rows.map((row) => ({ name: row.column_name, type: row.type }));
-}
-
-async function primaryKeyOf(db: Db, table: string): Promise<string[]> {
-  const { rows } = await sql<{ column_name: string }>`
-    select k.column_name
-    from information_schema.table_constraints t
-    join information_schema.key_column_usage k
-      on k.constraint_schema = t.constraint_schema and k.constraint_name = t.constraint_name and k.table_name = t.table_name
-    where t.constraint_type = 'PRIMARY KEY' and t.table_schema = ${RECORDS_SCHEMA} and t.table_name = ${table}
-    order by k.ordinal_position`.execute(db);
-  return rows.map((row) => row.column_name);
-}
-
-/** Types with a default b-tree order; any other first column is ordered by its text form. */
-const ORDERABLE_TYPES = new Set([
-  'smallint',
-  'integer',
-  'bigint',
-  'numeric',
-  'real',
-  'double precision',
-  'text',
-  'character varying',
-  'character',
-  'uuid',
-  'date',
-  'timestamp with time zone',
-  'timestamp without time zone',
-  'time with time zone',
-  'time without time zone',
-  'interval',
-  'boolean',
-]);
-
-/** A stable page order: the primary key, else the first column. */
-function orderOf(columns: readonly ColumnInfo[], primaryKey: readonly string[]): RawBuilder<unknown> {
-  if (primaryKey.length > 0) return sql.join(primaryKey.map((column) => sql.id(column)));
-  const first = columns[0]!;
-  return ORDERABLE_TYPES.has(first.type) ? sql.id(first.name) : sql`${sql.id(first.name)}::text`;
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Number.isFinite(value) ? Math.min(max, Math.max(min, Math.trunc(value))) : min;
-}
-
-/**
- * One page of one records table, every cell as text. For a non-admin the grant is checked FIRST,
- * before the table is looked up, so an ungranted name costs the same whether or not it exists.
- * Runs in a read-only transaction with a statement timeout.
- */
-export async function readRecordRows(db: Db, actor: Actor, query: RowsQuery): Promise<RowsPage | RowsRefusal> {
-  return db.transaction().execute(async (trx) => {
-    await sql`set transaction read only`.execute(trx);
-    await sql`select set_config('statement_timeout', ${String(READ_TIMEOUT_MS)}, true)`.execute(trx);
-
-    if (!actor.isAdmin && !(await hasGrant(trx, actor.id, query.table))) return { error: 'notGranted' } as const;
-    const columns = await columnsOf(trx, query.table);
-    if (columns.length === 0) return { error: 'noSuchTable' } as const;
-    const known = new Set(columns.map((column) => column.name));
-    const unknown = query.filters.find((filter) => !known.has(filter.column));
-    if (unknown) return { error: 'noSuchColumn', column: unknown.column } as const;
-
-    const limit = clamp(query.limit, 1, MAX_PAGE_ROWS);
-    const offset = clamp(query.offset, 0, MAX_PAGE_OFFSET);
-    // Positional aliases: a column name never becomes a property name of the driver's row object.
-    const selected = sql.join(columns.map((column, index) => sql`${sql.id(column.name)}::text as ${sql.id(`c${index}`)}`));
-    const conditions = query.filters.map((filter) =>
-      filter.value === null
-        ? sql`${sql.id(filter.column)} is null`
-        : holdsNul(filter.value)
-          ? sql`false`
-          : sql`${sql.id(filter.column)}::text = ${filter.value}`,
-    );
-    const where = conditions.length === 0 ? sql`` : sql`where ${sql.join(conditions, sql` and `)}`;
-    const order = orderOf(columns, await primaryKeyOf(trx, query.table));
-
-    // One extra row tells whether another page follows.
-    const { rows } = await sql<Record<string, string | null>>`
-      select ${selected} from ${sql.id(RECORDS_SCHEMA, query.table)} ${where}
-      order by ${order} limit ${limit + 1} offset ${offset}`.execute(trx);
-    return {
-      columns: columns.map((column) => column.name),
-      rows: rows.slice(0, limit).map((row) => columns.map((_column, index) => row[`c${index}`] ?? null)),
-      hasMore: rows.length > limit,
-    };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Updates (`update_record`). Same rules as reads, plus: a WRITE grant, one row, protected columns.
-
-async function hasWriteGrant(db: Db, userId: string, table: string): Promise<boolean> {
-  if (holdsNul(table)) return false;
-  const { rows } = await sql<{ found: number }>`
-    select 1 as found from table_grants
-    where user_id::text = ${userId} and table_name = ${table} and mode = 'WRITE' limit 1`.execute(db);
-  return rows.length > 0;
-}
-
-/** Admins may write every records table; anyone else needs a WRITE grant for it. */
-export async function mayWriteRecords(db: Db, actor: Actor, table: string): Promise<boolean> {
-  return actor.isAdmin || hasWriteGrant(db, actor.id, table);
-}
 
 interface WritableColumn {
   readonly name: string;
@@ -351,8 +154,7 @@ async function inUpdateTransaction<T>(
 ): Promise<T | UpdateRefusal> {
   try {
     return await db.transaction().execute(async (trx) => {
-      if (readOnly) await sql`set transaction read only`.execute(trx);
-      await sql`select set_config('statement_timeout', ${String(READ_TIMEOUT_MS)}, true)`.execute(trx);
+      await boundTransaction(trx, readOnly);
       return work(trx);
     });
   } catch (error) {
