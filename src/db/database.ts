@@ -3,6 +3,12 @@ import type { RunKind, RunStatus, StepKind } from '../runtime/run.ts';
 import type { PrivacyLevel } from '../runtime/privacy.ts';
 import type { TruncationMode } from '../tools/bounds.ts';
 
+/**
+ * The database as Kysely sees it: one interface per table (Kysely's own layout), composed into
+ * `Database`, and the row aliases. Over 300 lines on purpose: it is the one place a column is
+ * declared, read as one schema; split, a reader would hunt for a table.
+ */
+
 /** Columns the database fills in (defaults) and that are read back as Date. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 /** jsonb: written as a JSON string, read back parsed. */
@@ -71,7 +77,6 @@ export interface SkillsTable {
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
-
 
 export interface ConfigurationsTable {
   id: string;
@@ -151,7 +156,6 @@ export interface UsageRecordsTable {
   cost: number;
   created_at: CreatedAt;
 }
-
 
 export interface RunsTable {
   id: string;
