@@ -10,7 +10,8 @@
  * The seam is also measured cutting middle-out (`truncation: MIDDLE`), and on a ~10 MB result (the
  * dirty text repeated) cut either way, against one `Buffer.byteLength` of those 10 MB.
  */
-import { boundArtifacts, boundContent, boundToolResult, MAX_CONTENT_BYTES } from '../../src/tools/bounds.ts';
+import { boundContent, boundToolResult, MAX_CONTENT_BYTES } from '../../src/tools/bounds.ts';
+import { boundArtifacts } from '../../src/tools/artifact-bounds.ts';
 import { ToolResult, tableArtifact } from '../../src/tools/result.ts';
 import { neutraliseControlTokens } from '../../src/tools/sanitize.ts';
 import { progress, progressDone } from '../lib/progress.ts';

@@ -1,4 +1,5 @@
-import { neutraliseControlTokens, neutraliseQuarantineTags } from '../tools/sanitize.ts';
+import { neutraliseControlTokens } from '../tools/sanitize.ts';
+import { neutraliseQuarantineTags } from '../tools/quarantine.ts';
 
 /**
  * What the model is offered of a remote tool's definition: its free text with chat-template control

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/gql.ts';
 import { MAX_CONTENT_BYTES, MIDDLE_TRUNCATION_MARKER, TRUNCATION_MARKER } from '../../src/tools/bounds.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantineOverheadBytes } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantineOverheadBytes } from '../../src/tools/quarantine.ts';
 import { endsContent } from '../fixtures/tool-modules/probes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';

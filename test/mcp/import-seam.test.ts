@@ -5,7 +5,7 @@ import { remoteTool } from '../../src/remote-mcp/tools.ts';
 import { invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import { createRegistry, ToolRegistryError } from '../../src/tools/registry.ts';
 import { ToolResult } from '../../src/tools/result.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/quarantine.ts';
 import type { Tool } from '../../src/tools/tool.ts';
 import { fakeTool } from '../helpers/fake-tools.ts';
 

@@ -4,7 +4,7 @@ import { emptyToolState, type ToolState } from '../../src/access/availability.ts
 import type { GateInput } from '../../src/access/gate.ts';
 import { invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../src/tools/bounds.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../src/tools/quarantine.ts';
 import { tableArtifact, ToolResult } from '../../src/tools/result.ts';
 import type { Actor, Tool } from '../../src/tools/tool.ts';
 import { fakeLookup } from '../helpers/fake-tools.ts';

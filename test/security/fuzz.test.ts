@@ -20,19 +20,12 @@ import { saveGrant } from '../../src/db/repositories/grants.ts';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { countCharacters, redact, REDACTED_MAX_CHARS, TRUNCATION_SUFFIX } from '../../src/redaction/redact.ts';
 import { decodeArguments, invokeTool, type InvokeOptions } from '../../src/runtime/tool-seam.ts';
-import {
-  ARTIFACTS_OMITTED_LABEL,
-  boundToolResult,
-  MAX_CONTENT_BYTES,
-  MIN_ARTIFACT_BYTES,
-  middleTruncationMarker,
-  TRUNCATION_MODES,
-  truncationMarker,
-} from '../../src/tools/bounds.ts';
+import { boundToolResult, MAX_CONTENT_BYTES, middleTruncationMarker, TRUNCATION_MODES, truncationMarker } from '../../src/tools/bounds.ts';
+import { ARTIFACTS_OMITTED_LABEL, MIN_ARTIFACT_BYTES } from '../../src/tools/artifact-bounds.ts';
 import { builtinTools } from '../../src/tools/builtins.ts';
 import { createRegistry } from '../../src/tools/registry.ts';
 import { ToolResult, type Artifact } from '../../src/tools/result.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantinedContent } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantinedContent } from '../../src/tools/quarantine.ts';
 import type { Actor, Tool } from '../../src/tools/tool.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';

@@ -18,7 +18,7 @@ import { gateInputFor } from '../../src/services/tool-access.ts';
 import { createUser, grantTable, toActor } from '../../src/services/users.ts';
 import { builtinTools } from '../../src/tools/builtins.ts';
 import { createRegistry, type ToolRegistry } from '../../src/tools/registry.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantinedContent } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantinedContent } from '../../src/tools/quarantine.ts';
 import type { Actor, Tool } from '../../src/tools/tool.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';

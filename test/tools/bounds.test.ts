@@ -1,21 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ARTIFACTS_OMITTED_LABEL, MAX_ARTIFACT_BYTES, boundArtifacts } from '../../src/tools/artifact-bounds.ts';
 import {
-  ARTIFACTS_OMITTED_LABEL,
-  MAX_ARTIFACT_BYTES,
   MAX_CONTENT_BYTES,
   MIDDLE_TRUNCATION_MARKER,
   TRUNCATION_MARKER,
   TRUNCATION_MODES,
-  boundArtifacts,
   boundContent,
   boundToolResult,
-  coerceUtf8,
   middleTruncationMarker,
   truncationMarker,
 } from '../../src/tools/bounds.ts';
+import { coerceUtf8 } from '../../src/tools/utf8.ts';
 import { type Artifact, ToolResult, tableArtifact, textArtifact } from '../../src/tools/result.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantineOverheadBytes } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantineOverheadBytes } from '../../src/tools/quarantine.ts';
 
 // Node 20 has these (ES2024); the project's `lib` is ES2023.
 const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();

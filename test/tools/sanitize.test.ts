@@ -2,15 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_CONTENT_BYTES, TRUNCATION_MARKER, boundToolResult } from '../../src/tools/bounds.ts';
 import { ToolResult, textArtifact } from '../../src/tools/result.ts';
-import {
-  LAST_FOLDED_CODE_POINT,
-  QUARANTINE_CLOSE,
-  QUARANTINE_OPEN,
-  neutraliseControlTokens,
-  quarantine,
-  quarantineOverheadBytes,
-  sanitizeForModel,
-} from '../../src/tools/sanitize.ts';
+import { LAST_FOLDED_CODE_POINT, neutraliseControlTokens } from '../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN, quarantine, quarantineOverheadBytes, sanitizeForModel } from '../../src/tools/quarantine.ts';
 
 const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 

@@ -3,7 +3,8 @@ import { capCell, redactSecrets } from '../../redaction/masking.ts';
 import { MAX_CONTENT_BYTES } from '../bounds.ts';
 import type { ToolData } from '../data.ts';
 import { ToolResult } from '../result.ts';
-import { neutraliseControlTokens, neutraliseQuarantineTags, quarantine, quarantineOverheadBytes } from '../sanitize.ts';
+import { neutraliseControlTokens } from '../sanitize.ts';
+import { neutraliseQuarantineTags, quarantine, quarantineOverheadBytes } from '../quarantine.ts';
 import { TOOL_LOG_ORIGIN, TOOL_LOG_ORIGIN_FIELD, type Tool } from '../tool.ts';
 import { actingAdmin } from './actor-guard.ts';
 

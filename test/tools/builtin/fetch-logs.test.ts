@@ -9,7 +9,7 @@ import { MAX_CONTENT_BYTES, TRUNCATION_MARKER } from '../../../src/tools/bounds.
 import { ERROR_DETAIL_OMITTED, fetchLogsTool, MAX_LOG_LINES, TOOL_LOG_TEXT_OMITTED } from '../../../src/tools/builtin/fetch-logs.ts';
 import type { ToolData } from '../../../src/tools/data.ts';
 import { ToolResult } from '../../../src/tools/result.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../../src/tools/quarantine.ts';
 import type { Actor, Tool } from '../../../src/tools/tool.ts';
 import { LogCollector } from '../../helpers/app.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';

@@ -4,7 +4,7 @@ import { fetchLogsTool, MAX_LOG_LINES } from '../../../src/tools/builtin/fetch-l
 import { getEnvRawTool, getEnvTool } from '../../../src/tools/builtin/get-env.ts';
 import { getRuntimeInfoTool } from '../../../src/tools/builtin/get-runtime-info.ts';
 import { REDACTED_VALUE } from '../../../src/redaction/masking.ts';
-import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../../src/tools/sanitize.ts';
+import { QUARANTINE_CLOSE, QUARANTINE_OPEN } from '../../../src/tools/quarantine.ts';
 import type { ToolData } from '../../../src/tools/data.ts';
 import type { Actor } from '../../../src/tools/tool.ts';
 import { openMigratedDb, TEST_DATABASES } from '../../helpers/databases.ts';
