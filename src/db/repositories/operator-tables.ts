@@ -5,8 +5,8 @@ import type { Db } from '../database.ts';
 
 /**
  * The operator's own tables: every table of the `records` PostgreSQL schema, which the data tools
- * read (`read_records`, `describe_tables`: operator-table-reads.ts) and change (`update_record`:
- * operator-table-updates.ts), and table grants name. Nothing here trusts a name it was given:
+ * list (`describe_tables`: here), read (`read_records`: operator-table-reads.ts) and change
+ * (`update_record`: operator-table-updates.ts), and table grants name. Nothing here trusts a name it was given:
  * tables, columns and column types are looked up in information_schema and only the introspected
  * names reach the query, quoted with `sql.id`; values are always bound parameters. This file holds
  * the introspection, the grant checks and those rules, so that the readers and the writer share
