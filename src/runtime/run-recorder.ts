@@ -3,6 +3,7 @@ import type { ResumePoint } from './resume-point.ts';
 import type { RunOutcome, RunStep } from './run.ts';
 import { filterRunContent, filterStep, type PrivacyLevel } from './privacy.ts';
 import { toStoredStep, type StoredStep } from './stored-step.ts';
+import { CLOSING_WRITE_RETRY_DELAYS_MS, SETTLE_RETRY_INTERVAL_MS, storeRunEnd, withRetries } from './run-end.ts';
 import { addUsage, ZERO_USAGE } from './usage.ts';
 
 /**
@@ -78,31 +79,6 @@ export interface RunRecorder<Run = unknown> {
 export const MAX_UNWRITTEN_STEPS = 16;
 
 /**
- * Pauses between attempts of the writes that close a run (its outcome, its incomplete-audit flag):
- * about 3 s in all, so a database blip (a failover, terminated connections) does not leave a
- * finished run RUNNING until the stale-heartbeat sweep. Both writes are idempotent. Steps are not
- * retried: an insert whose acknowledgement was lost may have been stored.
- */
-export const CLOSING_WRITE_RETRY_DELAYS_MS: readonly number[] = [50, 100, 200, 400, 800, 1_600];
-
-/** Between attempts to store a run's end while the database is unreachable (until it is stored, or the server stops). */
-export const SETTLE_RETRY_INTERVAL_MS = 5_000;
-
-export const OUTCOME_NOT_STORED =
-  'The run ended, but its outcome could not be stored: the final answer is lost and the totals are those of its usage records; see the server log.';
-
-async function withRetries<T>(write: () => Promise<T>, delaysMs: readonly number[]): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt >= delaysMs.length) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delaysMs[attempt]));
-    }
-  }
-}
-
-/**
  * Records one run: the privacy-filtered copy goes to storage in order, without holding the loop up,
  * and each step is published only after its write returned (so a subscriber never sees a step that
  * a reload would not show, unless the write failed, which is logged and flagged). Storage failures
@@ -172,42 +148,14 @@ export function createRunRecorder<Run = unknown>(options: {
     }
   };
 
-  /**
-   * Stores the end of the run: the outcome as reported (with retries), or, when that fails, the
-   * same status and reason without the final answer (totals from the usage records). While the
-   * server runs this goes on until one of them is stored: the run stays in its process, whose
-   * heartbeat keeps it from being taken for interrupted. Undefined only when the server stops first.
-   */
+  /** Stores the end of the run (run-end.ts); storing it without its outcome flags the audit incomplete. */
   const storeEnd = async (outcome: RunOutcome, finalContent: string | null): Promise<Run | null | undefined> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await withRetries(async () => {
-          try {
-            return await repository.settle(runId, outcome, finalContent, lease?.epoch);
-          } catch (error) {
-            if (lost(error)) return undefined;
-            throw error;
-          }
-        }, retryDelaysMs);
-      } catch (error) {
-        if (attempt === 1) logger.error({ err: error, runId }, 'could not store the run outcome; storing its end without it');
-      }
-      try {
-        const run = await repository.settleWithoutOutcome(runId, outcome, OUTCOME_NOT_STORED, lease?.epoch);
-        auditIncomplete = true;
-        flagged = true;
-        return run;
-      } catch (error) {
-        if (lost(error)) return undefined;
-        if (attempt === 1) logger.error({ err: error, runId }, `could not store the end of the run; retrying every ${settleRetryIntervalMs} ms until the server stops`);
-      }
-      if (stopSignal?.aborted) return undefined;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, settleRetryIntervalMs);
-        stopSignal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-      if (stopSignal?.aborted) return undefined;
+    const end = await storeRunEnd({ runId, repository, logger, epoch: lease?.epoch, retryDelaysMs, settleRetryIntervalMs, stopSignal, lost }, outcome, finalContent);
+    if (end?.withoutOutcome) {
+      auditIncomplete = true;
+      flagged = true;
     }
+    return end?.run;
   };
 
   const flagIncomplete = async (error: unknown, what: string) => {
