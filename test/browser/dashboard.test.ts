@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expectNoSeriousAxeViolation, signIn, watchedPage, type WatchedPage } from './console-page.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../mcp/helpers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -14,52 +14,31 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { UNKNOWN_ARTIFACT, XSS } from '../fixtures/tool-modules/console.ts';
 
 const CONSOLE_TOOLS = fileURLToPath(new URL('../fixtures/tool-modules/console.ts', import.meta.url));
-const AXE = path.resolve('node_modules/axe-core/axe.min.js');
 
 /** Names are at most 100 characters: the configuration carries the shortest payloads. */
 const NAME_XSS = '<img src=x onerror=window.__pwned=1><svg onload=alert(1)>';
 
 const START_RUN = `mutation($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id status } ... on Error { message } } }`;
 
-interface Guarded {
-  readonly page: Page;
-  readonly dialogs: string[];
-  readonly violations: string[];
-}
-
-/** A page that records every dialog (an XSS sign) and every CSP violation. */
-async function guardedPage(context: BrowserContext): Promise<Guarded> {
-  const page = await context.newPage();
-  const dialogs: string[] = [];
-  const violations: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  await page.exposeFunction('__cspViolation', (text: string) => violations.push(text));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      (window as unknown as { __cspViolation: (t: string) => void }).__cspViolation(`${event.violatedDirective} ${event.blockedURI}`);
+/**
+ * Chooses `configurationId` in the Playground the moment its option appears, in the same task as
+ * the render that added it: before the page's effects run. Opens the Playground from the runs
+ * page (a same-document navigation, so the observer stays).
+ */
+async function chooseOnArrival(page: Page, base: string, configurationId: string): Promise<void> {
+  await page.goto(`${base}/dashboard#/runs`);
+  await page.locator('main h1').waitFor();
+  await page.evaluate((id) => {
+    const observer = new MutationObserver(() => {
+      const select = document.querySelector<HTMLSelectElement>('#configuration');
+      if (!select?.querySelector(`option[value="${CSS.escape(id)}"]`)) return;
+      observer.disconnect();
+      select.value = id;
+      select.dispatchEvent(new Event('change', { bubbles: true }));
     });
-  });
-  return { page, dialogs, violations };
-}
-
-async function signIn(page: Page, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/dashboard`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('#viewer-name').waitFor();
-}
-
-async function noSeriousAxeViolation(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run(document);
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect(result, `axe on ${name}`).toEqual([]);
+    observer.observe(document.body, { childList: true, subtree: true });
+    location.hash = '#/playground';
+  }, configurationId);
 }
 
 /** Appends UNKNOWN_ARTIFACT to the stored artifacts of the run's TOOL step. */
@@ -85,7 +64,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
   let t: TestApp;
   let base: string;
   let browser: Browser;
-  let admin: Guarded;
+  let admin: WatchedPage;
   let adminContext: BrowserContext;
   const configurations: Record<string, string> = {};
   let bobToken: string;
@@ -109,7 +88,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     bobToken = bob.data.createUser.token;
     browser = await launchChromium();
     adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    admin = await guardedPage(adminContext);
+    admin = await watchedPage(adminContext);
   });
 
   afterAll(async () => {
@@ -121,8 +100,10 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     const { page } = admin;
     await signIn(page, base, t.adminToken);
     expect(await page.evaluate(() => location.href)).not.toContain(t.adminToken);
-    await page.goto(`${base}/dashboard#/playground`);
-    await page.locator('#configuration').selectOption(configurations.report!);
+    // A choice made before the page's first effects must stand (the default-to-first effect ran
+    // with the render's stale choice and undid it: a reload then restored another configuration).
+    await chooseOnArrival(page, base, configurations.report!);
+    await expect.poll(() => page.locator('#configuration').inputValue()).toBe(configurations.report);
     const group = page.locator('#group-console');
     await group.waitFor();
     // console_off is switched off: shown unticked and disabled, with the reason.
@@ -199,7 +180,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     // With CSP bypassed, only the rendering (text nodes) stands between the payloads and the page.
     const context = await browser.newContext({ bypassCSP: true });
     try {
-      const bare = await guardedPage(context);
+      const bare = await watchedPage(context);
       await signIn(bare.page, base, t.adminToken);
       const runs = await t.gql(`{ runs(filter: { configurationId: "${configurations.report}" }) { edges { node { id } } } }`);
       const id = runs.data.runs.edges[0].node.id as string;
@@ -214,12 +195,11 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
           expect(await page.locator('main img, main script, main svg, main iframe, a[href^="javascript:"]').count(), hash).toBe(0);
         }
       }
-      expect(bare.dialogs).toEqual([]);
+      expect(bare.problems).toEqual([]);
     } finally {
       await context.close();
     }
-    expect(admin.dialogs).toEqual([]);
-    expect(admin.violations).toEqual([]);
+    expect(admin.problems).toEqual([]);
   }, 60_000);
 
   it('(3) an approval decided from the queue resumes the run; a non-admin sees only their own runs, filtered', async () => {
@@ -243,7 +223,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     const bobRunId = bobRun.data.startRun.id as string;
     const bobContext = await browser.newContext();
     try {
-      const bob = await guardedPage(bobContext);
+      const bob = await watchedPage(bobContext);
       await signIn(bob.page, base, bobToken);
       expect(await bob.page.locator('nav[aria-label="Console"]').textContent()).not.toContain('Admin');
       await bob.page.locator('#runs-table').waitFor();
@@ -260,8 +240,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
       // The admin's run is not visible to bob.
       await bob.page.goto(`${base}/dashboard#/runs/${encodeURIComponent(runId)}`);
       await bob.page.getByText(/No run with this id is visible to you/).waitFor();
-      expect(bob.dialogs).toEqual([]);
-      expect(bob.violations).toEqual([]);
+      expect(bob.problems).toEqual([]);
     } finally {
       await bobContext.close();
     }
@@ -309,10 +288,10 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
   it('(5) axe finds no serious or critical violation on any page', async () => {
     const context = await browser.newContext({ bypassCSP: true });
     try {
-      const { page } = await guardedPage(context);
+      const { page } = await watchedPage(context);
       await page.goto(`${base}/dashboard`);
       await page.getByLabel('API token').waitFor();
-      await noSeriousAxeViolation(page, 'sign-in');
+      await expectNoSeriousAxeViolation(page, 'sign-in');
       await signIn(page, base, t.adminToken);
       const runs = await t.gql(`{ runs(filter: { configurationId: "${configurations.report}" }) { edges { node { id } } } }`);
       const pages: [string, string][] = [
@@ -329,7 +308,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
         if (name === 'inspector') await page.locator('.unknown-artifact').waitFor();
         if (name === 'admin') await page.locator('#usage-table').waitFor();
         if (name === 'playground') await page.locator('#group-console').waitFor();
-        await noSeriousAxeViolation(page, name);
+        await expectNoSeriousAxeViolation(page, name);
         if (name === 'admin') await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'admin.png'), fullPage: true });
       }
     } finally {
@@ -341,7 +320,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const mcp = await connectMcp(base, t.adminToken, 'quiet');
     try {
-      const { page, violations } = await guardedPage(context);
+      const { page, problems } = await watchedPage(context);
       await signIn(page, base, t.adminToken);
       await page.locator('#runs-table').waitFor();
       expect((await mcp.client.callTool({ name: 'describe_tables', arguments: {} })).isError).toBe(false);
@@ -357,7 +336,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
       expect(await page.locator('#run-prompt').count()).toBe(0);
       await mcp.close();
       await page.locator('#run-status[data-status="COMPLETED"]').waitFor({ timeout: 15_000 });
-      expect(violations).toEqual([]);
+      expect(problems).toEqual([]);
     } finally {
       await mcp.close();
       await context.close();
@@ -382,7 +361,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
       .execute();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
-      const { page } = await guardedPage(context);
+      const { page } = await watchedPage(context);
       await signIn(page, base, t.adminToken);
       await page.goto(`${base}/dashboard#/runs/${encodeURIComponent(Buffer.from(`Run:${runId}`).toString('base64'))}`);
       const step = page.locator('.step-tool');
@@ -399,7 +378,7 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     const created = await t.gql(`mutation { createUser(input: { name: "carol" }) { ... on CreateUserPayload { token user { id } } } }`);
     const context = await browser.newContext();
     try {
-      const { page } = await guardedPage(context);
+      const { page } = await watchedPage(context);
       await page.goto(`${base}/dashboard`);
       await page.getByLabel('API token').fill('not-a-token');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -415,6 +394,3 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the console in Chromium on %s',
     }
   }, 60_000);
 });
-
-// Keep an import of readFileSync used for AXE presence: fail clearly when axe-core is missing.
-if (CHROMIUM) readFileSync(AXE);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { DemoSetup } from '../components/demo-setup.tsx';
 import { offeredTools, selectionOf, ToolPicker, type ToolGroup } from '../components/tool-picker.tsx';
 import { CONFIGURATIONS, START_RUN } from '../documents.ts';
@@ -19,6 +19,9 @@ export function PlaygroundPage() {
   const initial = useState(restorePlayground)[0];
   const configurations = useQuery(CONFIGURATIONS);
   const [configurationId, setConfigurationId] = useState(initial.configurationId);
+  // The choice as of the last event, ahead of the render: the effect that takes the first
+  // configuration must not undo a choice made between the list's render and that effect.
+  const chosen = useRef(initial.configurationId);
   // null = no ticks chosen for this configuration yet: its offered tools get ticked once loaded.
   const [ticks, setTicks] = useState<ReadonlySet<string> | null>(() => (initial.ticks === null ? null : new Set(initial.ticks)));
   const [groups, setGroups] = useState<readonly ToolGroup[] | null>(null);
@@ -33,7 +36,8 @@ export function PlaygroundPage() {
 
   const choose = (id: string) => {
     // Choosing the configuration already chosen keeps its ticks (a select fires change anyway).
-    if (id === configurationId) return;
+    if (id === chosen.current) return;
+    chosen.current = id;
     setConfigurationId(id);
     setTicks(null);
     setGroups(null);
@@ -44,7 +48,7 @@ export function PlaygroundPage() {
   const known = list?.some((c) => c.id === configurationId) ?? false;
   // A restored configuration that no longer exists (or none yet): take the first one.
   useEffect(() => {
-    if (list && !known && list[0]) choose(list[0].id);
+    if (list?.[0] && !list.some((c) => c.id === chosen.current)) choose(list[0].id);
   }, [list, known]);
 
   // The demo was just created from this page: take it, with the prompt it saved.
