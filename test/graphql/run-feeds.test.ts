@@ -246,7 +246,9 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
       .execute();
     const feed = watch<Update>(client(t.adminToken), textOf(RUN_UPDATES), { filter: { configurationId: quick, status: ['RUNNING', 'FAILED'] } });
     await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id));
-    expect(await t.app.services.runs.settleStale()).toBeGreaterThanOrEqual(1);
+    // The instance's own lease keeper sweeps too and may settle it first (CI saw this call return
+    // 0): either sweep will do, the feed must tell it once.
+    await t.app.services.runs.settleStale();
     const seen = await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id && update.run.status === 'FAILED'));
     expect(seen.filter((update) => decodeGlobalID(update.run.id).id === id).map((update) => [update.snapshot, update.run.status])).toEqual([
       [true, 'RUNNING'],
