@@ -1,36 +1,68 @@
 import type { DestinationStream } from 'pino';
 import { type Config, ConfigError, environmentSnapshot, secretValues } from './config.ts';
-import { createContext, type Services } from './context.ts';
-import { createDb, type DbHandle } from './db/create-db.ts';
+import { createContext, type GraphqlDeps } from './context.ts';
+import { createDb, type DbHandle, type DbKind } from './db/create-db.ts';
 import type { Db, RunRow } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { createSecretBox, resolveMasterKey } from './db/secret-box.ts';
+import { createSecretBox, resolveMasterKey, type SecretBox } from './db/secret-box.ts';
 import { createToolData } from './db/repositories/tool-data.ts';
-import { createRunWriter } from './db/run-batch-writer.ts';
-import { createRunEventBus } from './runtime/events.ts';
+import type { ToolData } from './tools/data.ts';
+import { createRunWriter, type RunWriter } from './db/run-batch-writer.ts';
+import { createRunEventBus, type RunEventBus } from './runtime/events.ts';
 import { confirmCancellation, runCancellationSchema, type RunCancellation } from './services/run-host/cancellation.ts';
-import { createRunHost } from './services/run-host/run-host.ts';
+import { createRunHost, type RunHost } from './services/run-host/run-host.ts';
 import type { RedisTransport } from './cluster/redis.ts';
-import { createLocalBroadcast } from './runtime/broadcast.ts';
+import { createLocalBroadcast, type Broadcast } from './runtime/broadcast.ts';
 import { purgeExpiredContent } from './services/retention.ts';
-import { confirmRevocation, createUserRevocations, userRevocationSchema } from './services/user-revocations.ts';
-import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, mcpCatalogDeps, type McpCatalogChange } from './services/mcp-catalog.ts';
+import { confirmRevocation, createUserRevocations, userRevocationSchema, type UserRevocations } from './services/user-revocations.ts';
+import { followCatalogChanges, loadCatalog, mcpCatalogChangeSchema, mcpCatalogDeps, type McpCatalogChange, type McpCatalogDeps } from './services/mcp-catalog.ts';
 import { countWaitingRuns, pingDatabase } from './db/repositories/monitoring.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { createReadiness, type Readiness } from './observability/readiness.ts';
 import { startTracing, type Tracing } from './observability/tracing.ts';
 import { createLogger, LogRing, SecretScrubber, type Logger } from './logger.ts';
-import { buildServer, type AirlockServer } from './server.ts';
+import { buildServer, type AirlockServer, type ServerDeps } from './server.ts';
 import { sealPlaintextHeaders } from './services/providers.ts';
 import { type AdminBootstrap, authenticate, bootstrapAdmin } from './services/users.ts';
 import { builtinTools } from './tools/builtins.ts';
-import { createRegistry, loadToolModules } from './tools/registry.ts';
+import { createRegistry, loadToolModules, type ToolRegistry } from './tools/registry.ts';
 
 /** How often stored content past AIRLOCK_RETENTION_DAYS is purged to metadata. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
+/**
+ * The long-lived parts the composition root builds, once, at start-up. Handed whole to nobody
+ * below app.ts: each consumer (the GraphQL context, `/mcp`, the run host, the MCP catalogue)
+ * receives its own narrow deps, built here from these. Tests and `npm run demo` read them.
+ */
+export interface AppServices {
+  readonly config: Config;
+  readonly db: Db;
+  readonly dbKind: DbKind;
+  readonly registry: ToolRegistry;
+  /** Read-only data access handed to tools as `ctx.data`. */
+  readonly toolData: ToolData;
+  readonly secrets: SecretBox;
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+  /** Group commit of run steps and usage records (one statement for the rows of concurrent runs). */
+  readonly writer: RunWriter;
+  /** Per-run and list-level live events (in-process, or over Redis with REDIS_URL). */
+  readonly bus: RunEventBus<RunRow>;
+  /** Prometheus metrics of this instance (the loop and MCP calls report to it). */
+  readonly metrics: Metrics;
+  /** Carries cancelRun to the instance that drives the run. */
+  readonly cancellations: Broadcast<RunCancellation>;
+  /** "The imported tools of this MCP server changed": every instance reloads them from the database. */
+  readonly mcpCatalog: Broadcast<McpCatalogChange>;
+  /** Starts, cancels and settles agent runs. */
+  readonly runHost: RunHost;
+  /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */
+  readonly revocations: UserRevocations;
+}
+
 export interface App {
-  readonly services: Services;
+  readonly services: AppServices;
   readonly server: AirlockServer;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
@@ -53,7 +85,7 @@ export interface AppOptions {
 }
 
 export interface AppParts {
-  readonly services: Services;
+  readonly services: AppServices;
   /** What the admin bootstrap did; `generated` carries the one-time token to print. */
   readonly admin: AdminBootstrap;
   /** Prometheus metrics of this instance (served at /metrics by the server). */
@@ -110,50 +142,41 @@ export async function assembleParts(config: Config, options: AppOptions = {}): P
       },
       logger,
     );
-    const base: Omit<Services, 'runs'> = {
-      revocations: control.revocations,
-      cancellations: control.cancellations,
-      mcpCatalog: control.mcpCatalog,
-      metrics,
-      config,
-      db: handle.db,
+    const { revocations, cancellations, mcpCatalog } = control;
+    const toolData = createToolData({
+      db,
       dbKind: handle.kind,
-      registry,
-      toolData: createToolData({
-        db: handle.db,
-        dbKind: handle.kind,
-        environment: environmentSnapshot(),
-        recentLogs: (limit) => ring.last(limit),
-        startedAt: new Date(),
-      }),
-      secrets: createSecretBox(masterKey),
-      scrubber,
-      logger,
-      bus: cluster.bus,
-      writer: createRunWriter(handle.db, { onCommit: metrics.writerCommit }),
-    };
-    const runs = createRunHost(base, {
-      heartbeatMs: config.runHeartbeatMs,
-      stopTimeoutMs: config.stopTimeoutMs,
-      maxRunningRunsPerUser: config.maxRunningRunsPerUser,
-      leaseMs: config.runLeaseMs,
-      resumeRuns: config.resumeRuns,
-      claimOrphansAtStart: handle.exclusive === true,
+      environment: environmentSnapshot(),
+      recentLogs: (limit) => ring.last(limit),
+      startedAt: new Date(),
     });
-    const services: Services = { ...base, runs };
-    const sealedHeaders = await sealPlaintextHeaders({ db: base.db, secrets: base.secrets, onSecret: (value) => scrubber.add(value) });
+    const secrets = createSecretBox(masterKey);
+    const writer = createRunWriter(db, { onCommit: metrics.writerCommit });
+    const runHost = createRunHost(
+      { db, registry, toolData, secrets, scrubber, logger, writer, config, bus, cancellations, metrics },
+      {
+        heartbeatMs: config.runHeartbeatMs,
+        stopTimeoutMs: config.stopTimeoutMs,
+        maxRunningRunsPerUser: config.maxRunningRunsPerUser,
+        leaseMs: config.runLeaseMs,
+        resumeRuns: config.resumeRuns,
+        claimOrphansAtStart: handle.exclusive === true,
+      },
+    );
+    const services: AppServices = { config, db, dbKind: handle.kind, registry, toolData, secrets, scrubber, logger, writer, bus, metrics, cancellations, mcpCatalog, runHost, revocations };
+    const sealedHeaders = await sealPlaintextHeaders({ db, secrets, onSecret: (value) => scrubber.add(value) });
     if (sealedHeaders > 0) logger.info({ providers: sealedHeaders }, 'sealed provider headers stored in plaintext by an earlier version');
-    await services.runs.settleStale();
+    await runHost.settleStale();
     // Imported MCP tools join the registry; a change made by any instance reloads them here.
-    const catalog = mcpCatalogDeps(services);
+    const catalog = catalogDepsOf(services);
     const servers = await loadCatalog(catalog);
     if (servers > 0) logger.info({ mcpServers: servers }, 'loaded the imported tools of MCP servers');
     const stopFollowingCatalog = followCatalogChanges(catalog);
     // A user who is deactivated or deleted stops acting: their runs end (a rotated token or a
     // demotion only ends their sessions; a run streaming to a closed session is cancelled as on any disconnect).
-    const stopCancellingRuns = services.revocations.subscribe(({ userId, reason }) => {
+    const stopCancellingRuns = revocations.subscribe(({ userId, reason }) => {
       if (reason !== 'DEACTIVATED' && reason !== 'DELETED') return;
-      services.runs.cancelRunsOf(userId).catch((error: unknown) => logger.error({ err: error, userId }, 'could not cancel the runs of a user who lost access'));
+      runHost.cancelRunsOf(userId).catch((error: unknown) => logger.error({ err: error, userId }, 'could not cancel the runs of a user who lost access'));
     });
     const dbHandle = handle;
     const purge = () =>
@@ -173,7 +196,7 @@ export async function assembleParts(config: Config, options: AppOptions = {}): P
         stopCancellingRuns();
         stopFollowingCatalog();
         clearInterval(retention);
-        await services.runs.stop();
+        await runHost.stop();
         await tracing?.shutdown();
         await transport?.close();
         await dbHandle.close();
@@ -232,17 +255,34 @@ async function connectCluster(config: Config, logger: Logger) {
   };
 }
 
+/** What the MCP catalogue works with (loading, following changes, the MCP server mutations). */
+function catalogDepsOf({ db, registry, secrets, scrubber, logger, config, mcpCatalog }: AppServices): McpCatalogDeps {
+  return mcpCatalogDeps({ db, registry, secrets, scrubber, logger, config, mcpCatalog });
+}
+
+/** What the GraphQL layer receives: the collaborators its resolvers use, no more. */
+function graphqlDepsOf(services: AppServices): GraphqlDeps {
+  const { db, registry, secrets, scrubber, logger, bus, revocations, runHost } = services;
+  return { db, registry, secrets, scrubber, logger, bus, revocations, runHost, mcpCatalog: catalogDepsOf(services) };
+}
+
+/** What `/mcp` receives. */
+function mcpDepsOf({ db, registry, toolData, writer, bus, logger, metrics, config, cancellations, revocations }: AppServices): ServerDeps['mcp'] {
+  return { db, registry, toolData, writer, bus, logger, metrics, config, cancellations, revocations };
+}
+
 /** The service: its parts plus the server on top of them. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const parts = await assembleParts(config, options);
   const { services } = parts;
+  const graphql = graphqlDepsOf(services);
   const server = buildServer({
     config,
     logger: services.logger,
     authenticate: (token) => authenticate(services.db, token),
     revocations: services.revocations,
-    context: (initial) => createContext(services, initial),
-    mcp: services,
+    context: (initial) => createContext(graphql, initial),
+    mcp: mcpDepsOf(services),
     onStopped: parts.close,
     probes: { metrics: parts.metrics, readiness: parts.readiness, metricsToken: config.metricsToken },
   });

@@ -1,52 +1,40 @@
-import type { Config } from './config.ts';
 import type { Db, RunRow } from './db/database.ts';
-import type { DbKind as HandleKind } from './db/create-db.ts';
-import type { RunWriter } from './db/run-batch-writer.ts';
 import type { SecretBox } from './db/secret-box.ts';
 import type { Logger, SecretScrubber } from './logger.ts';
 import { authenticate, bearerToken } from './services/users.ts';
 import type { RunEventBus } from './runtime/events.ts';
-import type { RunCancellation } from './services/run-host/cancellation.ts';
 import type { RunHost } from './services/run-host/run-host.ts';
-import type { Broadcast } from './runtime/broadcast.ts';
-import type { Metrics } from './observability/metrics.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
-import type { McpCatalogChange } from './services/mcp-catalog.ts';
-import type { ToolData } from './tools/data.ts';
+import type { McpCatalogDeps } from './services/mcp-catalog.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
 
-/** Long-lived collaborators, built once at start-up and shared by every request. */
-export interface Services {
-  readonly config: Config;
+/**
+ * What the GraphQL layer receives of the app: exactly the collaborators its resolvers and the
+ * services they call use, built once at start-up (src/app.ts) and shared by every request.
+ */
+export interface GraphqlDeps {
   readonly db: Db;
-  readonly dbKind: HandleKind;
   readonly registry: ToolRegistry;
-  /** Read-only data access handed to tools as `ctx.data`. */
-  readonly toolData: ToolData;
+  /** Opens sealed provider keys, MCP server headers and suspended runs. */
   readonly secrets: SecretBox;
-  readonly scrubber: SecretScrubber;
+  /** Learns each secret a resolver reveals (a provider key, a demo key), so the logger masks it. */
+  readonly scrubber: Pick<SecretScrubber, 'add'>;
+  /** For what a feed or the pending approvals cannot open (logged, then skipped). */
   readonly logger: Logger;
-  /** Group commit of run steps and usage records (one statement for the rows of concurrent runs). */
-  readonly writer: RunWriter;
-  /** Per-run and list-level live events (in-process, or over Redis with REDIS_URL). */
+  /** Per-run and list-level live events: the runs and approvals feeds follow it. */
   readonly bus: RunEventBus<RunRow>;
-  /** Prometheus metrics of this instance (the loop and MCP calls report to it). */
-  readonly metrics: Metrics;
-  /** Carries cancelRun to the instance that drives the run. */
-  readonly cancellations: Broadcast<RunCancellation>;
-  /** "The imported tools of this MCP server changed": every instance reloads them from the database. */
-  readonly mcpCatalog: Broadcast<McpCatalogChange>;
-  /** Starts, cancels and settles agent runs. */
-  readonly runs: RunHost;
-  /** Users who lost access (token rotated, deactivated, deleted, demoted): their sessions and runs end. */
+  /** Announces users who lost access (rotated token, deactivated, deleted, demoted). */
   readonly revocations: UserRevocations;
+  /** Starts, follows, cancels and decides agent runs. */
+  readonly runHost: RunHost;
+  /** The imported MCP servers' catalogue: what their mutations store, reload and announce. */
+  readonly mcpCatalog: McpCatalogDeps;
 }
 
-/** The GraphQL context, identical for HTTP and websocket operations. */
-export interface Context {
+/** The GraphQL context, identical for HTTP and websocket operations: the viewer beside the layer's deps. */
+export interface Context extends GraphqlDeps {
   readonly viewer: Actor | null;
-  readonly services: Services;
 }
 
 /** What yoga hands the context factory: a Request over HTTP, connectionParams over graphql-ws. */
@@ -64,6 +52,6 @@ export function credentialOf(initial: InitialContext): string | null {
   return bearerToken(initial.request?.headers.get('authorization'));
 }
 
-export async function createContext(services: Services, initial: InitialContext): Promise<Context> {
-  return { viewer: await authenticate(services.db, credentialOf(initial)), services };
+export async function createContext(deps: GraphqlDeps, initial: InitialContext): Promise<Context> {
+  return { ...deps, viewer: await authenticate(deps.db, credentialOf(initial)) };
 }

@@ -56,7 +56,7 @@ async function runOnce({ services }: AppParts): Promise<void> {
   if (!actor) throw new Error('That token belongs to no user.');
 
   console.log(`Running "${configuration.name}" as ${actor.name}…`);
-  const started = await services.runs.start(actor, { configurationId: configuration.id, prompt });
+  const started = await services.runHost.start(actor, { configurationId: configuration.id, prompt });
   let answer: string | null = null;
   for await (const event of started.events) {
     if (event.type === 'step') console.log(describeStep(event.full));

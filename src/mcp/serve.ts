@@ -1,18 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Services } from '../context.ts';
+import type { Config } from '../config.ts';
 import type { ConfigurationRow, Db, RunRow } from '../db/database.ts';
 import { findConfigurationByName, findConfigurationsByIds } from '../db/repositories/configurations.ts';
 import { sessionsNoLongerOpen, settleEndedSessions, settleSessionsOf, touchOpenSession } from '../db/repositories/mcp-sessions.ts';
 import { decodeIdFor } from '../global-id.ts';
+import type { Broadcast } from '../runtime/broadcast.ts';
+import type { RunCancellation } from '../services/run-host/cancellation.ts';
+import type { UserRevocations } from '../services/user-revocations.ts';
 import { authenticate, bearerToken } from '../services/users.ts';
 import type { Actor } from '../tools/tool.ts';
-import { announceEnded, endMcpSession, openMcpSession, sessionRequest } from './session.ts';
+import { cancelledRequestIds, INVALID_REQUEST, PARSE_ERROR, refuse, SERVER_ERROR, SESSION_NOT_FOUND, SESSION_NOT_FOUND_MESSAGE } from './json-rpc.ts';
+import { announceEnded, endMcpSession, openMcpSession, sessionRequest, type McpSessionDeps } from './session.ts';
 
 export const MCP_PATH = '/mcp';
 export const CONFIGURATION_HEADER = 'x-airlock-configuration';
 
-/** What `/mcp` needs of the services (the tools, the database, the bus, the run writer, the user events). */
-export type McpServeDeps = Pick<Services, 'db' | 'registry' | 'toolData' | 'writer' | 'bus' | 'logger' | 'config' | 'revocations' | 'cancellations'>;
+/** What `/mcp` needs: what its sessions use, its limits, and the broadcasts that end its sessions' calls. */
+export interface McpServeDeps extends McpSessionDeps {
+  /** Tool calls over MCP count in the same metrics as the loop's. */
+  readonly metrics: NonNullable<McpSessionDeps['metrics']>;
+  readonly config: Pick<Config, 'mcpSessionIdleMs' | 'runHeartbeatMs' | 'maxRequestBytes' | 'maxMcpSessionsPerUser' | 'corsOrigins' | 'toolTimeoutMs'>;
+  readonly cancellations: Broadcast<RunCancellation>;
+  readonly revocations: UserRevocations;
+}
 
 export interface McpRoute {
   /** True when the request was for /mcp (and is now answered). */
@@ -36,14 +46,6 @@ interface CallInFlight {
   done: Promise<unknown>;
 }
 
-/** JSON-RPC error codes the refusals use: the SDK's own for a missing session, else the generic server error. */
-const SESSION_NOT_FOUND = -32001;
-const SERVER_ERROR = -32000;
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-/** Unknown, another user's, or closed (anywhere, by anyone): the client initializes again. */
-const SESSION_NOT_FOUND_MESSAGE = 'Session not found: open a new one with an initialize request.';
-
 /**
  * How soon a call in flight here learns that its session ended on another instance (or in the
  * database): one query by primary key per period, only while calls are in flight.
@@ -55,22 +57,6 @@ async function findConfigurationByReference(db: Db, reference: string): Promise<
   if (reference.length > 200) return undefined;
   const [byId] = await findConfigurationsByIds(db, [decodeIdFor('Configuration', reference)]);
   return byId ?? (await findConfigurationByName(db, reference));
-}
-
-function refuse(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-/** The request ids a body's `notifications/cancelled` messages name (a single message or a batch). */
-function cancelledRequestIds(body: unknown): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message: unknown) => {
-    if (typeof message !== 'object' || message === null) return [];
-    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
-    const requestId = params?.requestId;
-    return method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number') ? [String(requestId)] : [];
-  });
 }
 
 /**

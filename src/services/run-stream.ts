@@ -11,7 +11,7 @@ import type { RunHost } from './run-host/run-host.ts';
 /** What a run stream reads: the runs (rows, stored steps, sealed waiting state) and their live events. */
 export interface RunStreamDeps {
   readonly db: Db;
-  readonly runs: Pick<RunHost, 'start' | 'replay' | 'subscribe' | 'suspendedState'>;
+  readonly runHost: Pick<RunHost, 'start' | 'replay' | 'subscribe' | 'suspendedState'>;
 }
 
 /** What one watcher of a run receives, in order: the run, its steps, its parks, its end. */
@@ -47,13 +47,13 @@ function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, adm
  * times. Keyed by the event object (the bus hands every subscriber the same one), so a read lives
  * as long as the event it answers.
  */
-const sharedReads = new WeakMap<object, Map<number, ReturnType<RunStreamDeps['runs']['replay']>>>();
-function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, sharedBy: object | null): ReturnType<RunStreamDeps['runs']['replay']> {
-  if (!sharedBy) return deps.runs.replay(runId, afterSequence);
+const sharedReads = new WeakMap<object, Map<number, ReturnType<RunStreamDeps['runHost']['replay']>>>();
+function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, sharedBy: object | null): ReturnType<RunStreamDeps['runHost']['replay']> {
+  if (!sharedBy) return deps.runHost.replay(runId, afterSequence);
   let reads = sharedReads.get(sharedBy);
   if (!reads) sharedReads.set(sharedBy, (reads = new Map()));
   let read = reads.get(afterSequence);
-  if (!read) reads.set(afterSequence, (read = deps.runs.replay(runId, afterSequence)));
+  if (!read) reads.set(afterSequence, (read = deps.runHost.replay(runId, afterSequence)));
   return read;
 }
 
@@ -176,7 +176,7 @@ const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
  * park. A client that leaves before the end cancels the run; one that leaves after the park does not.
  */
 export async function startAndFollowRun(deps: RunStreamDeps, viewer: Actor, input: unknown): Promise<AsyncGenerator<RunStreamEvent>> {
-  const started = await deps.runs.start(viewer, input);
+  const started = await deps.runHost.start(viewer, input);
   return runStream(streamRun(deps, viewer, started.run.id, started.events, { endOnSuspension: true, startedRun: started.run }), (endedEarly) => {
     void started.events.return?.();
     if (endedEarly) started.cancel();
@@ -194,7 +194,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
   // A run is settled only after its steps are stored: a settled run is its steps and its end, with
   // nothing live to wait for (the console opening a past run reads two rows of storage, no bus).
   if (SETTLED.has(visible.status)) {
-    const stored = await deps.runs.replay(runId, 0);
+    const stored = await deps.runHost.replay(runId, 0);
     return runStream(
       (async function* () {
         yield { kind: 'started', run: visible };
@@ -204,11 +204,11 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
       () => undefined,
     );
   }
-  const events = deps.runs.subscribe(runId);
+  const events = deps.runHost.subscribe(runId);
   let stored;
   let current;
   try {
-    stored = await deps.runs.replay(runId, 0);
+    stored = await deps.runHost.replay(runId, 0);
     current = await loadRun(deps.db, runId);
   } catch (error) {
     await events.return?.();
@@ -227,7 +227,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
       yield { kind: 'finished', run: current };
       return;
     }
-    const waiting = deps.runs.suspendedState(current);
+    const waiting = deps.runHost.suspendedState(current);
     if (waiting) {
       lastSequence = yield* storedSteps(deps, runId, lastSequence);
       yield { kind: 'suspended', run: current, turn: waiting.suspension };

@@ -21,10 +21,10 @@ const ALLOWED_ROOMS: Record<string, readonly string[]> = {
   'server.ts': ['graphql', 'mcp', 'dashboard', 'observability', 'context.ts', 'services', 'config.ts', 'logger.ts'],
   // The doors clients come in by: they call services and never each other.
   graphql: ['context.ts', 'services', 'runtime', 'access', 'tools', 'db', 'remote-mcp', 'global-id.ts', 'errors.ts'],
-  mcp: ['context.ts', 'services', 'runtime', 'access', 'tools', 'db', 'observability', 'global-id.ts', 'logger.ts'],
+  mcp: ['services', 'runtime', 'access', 'tools', 'db', 'observability', 'global-id.ts', 'config.ts', 'logger.ts'],
   dashboard: ['logger.ts'],
-  // What every request shares: the long-lived services (only their types and the viewer's lookup).
-  'context.ts': ['services', 'runtime', 'tools', 'db', 'observability', 'config.ts', 'logger.ts'],
+  // What every GraphQL request receives: the layer's narrow deps (their types) and the viewer's lookup.
+  'context.ts': ['services', 'runtime', 'tools', 'db', 'logger.ts'],
   services: ['runtime', 'access', 'tools', 'providers', 'remote-mcp', 'db', 'observability', 'errors.ts', 'logger.ts'],
   // Adapters: each implements ports the rooms above it declare.
   providers: ['runtime', 'tools', 'db'],
@@ -97,6 +97,45 @@ export function violationsOf(room: string, file: string, source: string): string
   });
 }
 
+/** The composition root, the one file that may name the parts it builds (`AppServices`). */
+const APP = path.join(SRC, 'app.ts');
+const APP_PARTS_TYPE = 'AppServices';
+
+/**
+ * How a file (other than app.ts) reaches app.ts's bag of parts: a named import or re-export of it,
+ * a namespace import of app.ts, or an inline `import('…/app.ts').AppServices` type.
+ */
+export function bagImportsOf(file: string, source: string): string[] {
+  const fromApp = (specifier: string) => specifier.startsWith('.') && path.resolve(path.dirname(file), specifier) === APP;
+  const found: string[] = [];
+  for (const match of source.matchAll(/\b(?:import|export)\s([^'";]*?)\sfrom\s*['"]([^'"]+)['"]/g)) {
+    const [, clause, specifier] = match as unknown as [string, string, string];
+    if (!fromApp(specifier)) continue;
+    if (/\*\s*as\s/.test(clause)) found.push(`* from ${specifier}`);
+    const named = clause.match(/\{([^}]*)\}/)?.[1] ?? '';
+    for (const name of named.split(',')) {
+      const imported = name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0];
+      if (imported === APP_PARTS_TYPE) found.push(`${APP_PARTS_TYPE} from ${specifier}`);
+    }
+  }
+  for (const match of source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)\s*\.\s*([A-Za-z_$][\w$]*)/g)) {
+    if (fromApp(match[1]!) && match[2] === APP_PARTS_TYPE) found.push(`import('${match[1]}').${APP_PARTS_TYPE}`);
+  }
+  return found;
+}
+
+/** The names a module exports by declaration or by an export list. */
+export function exportedNamesOf(source: string): string[] {
+  const names = [...source.matchAll(/\bexport\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:interface|type|function\*?|const|let|var|class|enum)\s+([A-Za-z_$][\w$]*)/g)].map((match) => match[1]!);
+  for (const match of source.matchAll(/\bexport\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const name of match[1]!.split(',')) {
+      const exported = name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).at(-1)!;
+      if (exported) names.push(exported);
+    }
+  }
+  return names;
+}
+
 describe('import direction', () => {
   it('should give every room of src/ a row of the table', () => {
     const rooms = readdirSync(SRC).filter((name) => sourceFiles(path.join(SRC, name)).length > 0);
@@ -113,6 +152,35 @@ describe('import direction', () => {
     });
   }
 
+  // Issue 29, item 5: the app's parts are built once in app.ts and handed to nobody whole; each
+  // consumer (the GraphQL context, /mcp, the run host, the MCP catalogue) declares its own deps.
+  it('should let no file of src/ but app.ts import the bag of the app\'s parts', () => {
+    const files = sourceFiles(SRC).filter((file) => file !== APP);
+    const reaching = files.flatMap((file) => bagImportsOf(file, readFileSync(file, 'utf8')).map((what) => `${path.relative(SRC, file)} imports ${what}`));
+    expect(reaching).toEqual([]);
+    expect(exportedNamesOf(readFileSync(APP, 'utf8'))).toContain(APP_PARTS_TYPE);
+  });
+
+  it('should give the GraphQL context its own narrow deps, not a Services bag', () => {
+    const exported = exportedNamesOf(readFileSync(path.join(SRC, 'context.ts'), 'utf8'));
+    expect(exported).not.toContain('Services');
+    expect(exported).toEqual(expect.arrayContaining(['GraphqlDeps', 'Context', 'createContext']));
+  });
+
+  it('should catch each way of reaching the bag, and a Services export (the checker itself)', () => {
+    const door = path.join(SRC, 'graphql', 'types', 'runs.ts');
+    expect(bagImportsOf(door, "import type { AppServices } from '../../app.ts';")).toEqual(['AppServices from ../../app.ts']);
+    expect(bagImportsOf(path.join(SRC, 'main.ts'), "import {\n  createApp,\n  type AppServices as Bag,\n} from './app.ts';")).toEqual(['AppServices from ./app.ts']);
+    expect(bagImportsOf(path.join(SRC, 'mcp', 'serve.ts'), "export type { AppServices } from '../app.ts';")).toEqual(['AppServices from ../app.ts']);
+    expect(bagImportsOf(path.join(SRC, 'server.ts'), "import * as app from './app.ts';")).toEqual(['* from ./app.ts']);
+    expect(bagImportsOf(path.join(SRC, 'server.ts'), "type Parts = import('./app.ts').AppServices;")).toEqual(["import('./app.ts').AppServices"]);
+    // Other names of app.ts, and a same-named type of another module, are not the bag.
+    expect(bagImportsOf(path.join(SRC, 'demo.ts'), "import { assembleParts, type AppParts } from './app.ts';")).toEqual([]);
+    expect(bagImportsOf(door, "import type { AppServices } from '../../services/app.ts';")).toEqual([]);
+    expect(exportedNamesOf('/** The bag. */\nexport interface Services {\n  readonly db: Db;\n}')).toEqual(['Services']);
+    expect(exportedNamesOf('interface Services {}\nexport type { Services as Bag, Context };')).toEqual(['Bag', 'Context']);
+  });
+
   it('should catch each kind of forbidden import (the checker itself)', () => {
     const file = path.join(SRC, 'runtime', 'loop.ts');
     const source = [
@@ -121,7 +189,7 @@ describe('import direction', () => {
       "export { builder } from '../graphql/builder.ts';",
       "const pg = await import('pg');",
       "import 'graphql';",
-      "import type { Services } from '../context.ts';",
+      "import type { Context } from '../context.ts';",
       "import { checkGate } from '../access/gate.ts';",
       "import { z } from 'zod';",
       "import { createHash } from 'node:crypto';",
@@ -148,7 +216,7 @@ describe('import direction', () => {
 
   it('should catch an import that climbs back up from an outer room (the checker itself)', () => {
     const service = path.join(SRC, 'services', 'mcp-servers.ts');
-    const climbing = ["import type { Services } from '../context.ts';", "import { decodeIdFor } from '../graphql/ids.ts';", "import { sql } from 'kysely';"].join('\n');
+    const climbing = ["import type { Context } from '../context.ts';", "import { decodeIdFor } from '../graphql/ids.ts';", "import { sql } from 'kysely';"].join('\n');
     expect(violationsOf('services', service, climbing)).toEqual(['../context.ts (room context.ts)', '../graphql/ids.ts (room graphql)']);
     expect(violationsOf('mcp', path.join(SRC, 'mcp', 'serve.ts'), "import { decodeIdFor } from '../graphql/ids.ts';")).toEqual([
       '../graphql/ids.ts (room graphql)',

@@ -135,7 +135,7 @@ describe.each(TEST_DATABASES)('human approval of write tools on %s', (kind) => {
     const row = stored.find((candidate) => candidate.suspended_digest === suspended.turnDigest)!;
     expect(row.suspended_state!.startsWith('v1.')).toBe(true);
     expect(row.suspended_state).not.toContain('Renamed Three');
-    const opened = t.app.services.runs.suspendedState(row)!;
+    const opened = t.app.services.runHost.suspendedState(row)!;
     expect(JSON.stringify(opened)).not.toMatch(/artifact/i);
     expect(opened.suspension.state.iterations).toBe(1);
   });

@@ -248,7 +248,7 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
     await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id));
     // The instance's own lease keeper sweeps too and may settle it first (CI saw this call return
     // 0): either sweep will do, the feed must tell it once.
-    await t.app.services.runs.settleStale();
+    await t.app.services.runHost.settleStale();
     const seen = await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id && update.run.status === 'FAILED'));
     expect(seen.filter((update) => decodeGlobalID(update.run.id).id === id).map((update) => [update.snapshot, update.run.status])).toEqual([
       [true, 'RUNNING'],

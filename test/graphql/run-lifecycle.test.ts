@@ -178,9 +178,9 @@ describe.each(TEST_DATABASES)('run lifecycle on %s', (kind) => {
   }, 60_000);
 
   it('should hand every finished stream the row this process settled, in the finished event itself', async () => {
-    const { runs, db } = t.app.services;
+    const { runHost, db } = t.app.services;
     const admin = toActor(await db.selectFrom('users').selectAll().where('is_admin', '=', true).executeTakeFirstOrThrow());
-    const started = await runs.start(admin, { configurationId: decodeIdFor('Configuration', fast), prompt: 'settled here' });
+    const started = await runHost.start(admin, { configurationId: decodeIdFor('Configuration', fast), prompt: 'settled here' });
     let finished: Extract<RunBusEvent<unknown>, { type: 'finished' }> | undefined;
     for await (const event of started.events) {
       if (event.type === 'finished') {

@@ -79,7 +79,7 @@ async function settleByTheSweep(t: TestApp, runId: string): Promise<void> {
   await sql`update runs set heartbeat_at = now() - interval '1 hour' where id = ${runId}`.execute(t.app.services.db);
   // This call, or the app's own periodic sweep if it came first (on a loaded machine it may): either
   // way the run is settled once, which the watcher's single RunFinishedEvent checks.
-  await t.app.services.runs.settleStale();
+  await t.app.services.runHost.settleStale();
   const row = await t.app.services.db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow();
   expect(row.status).toBe('FAILED');
 }
@@ -217,14 +217,14 @@ describe.each(TEST_DATABASES)('a watcher receives every stored step before the r
     const run = await insertOrphan(t);
     const driver = driverOn(t, run);
     await driver.storeSilently(1);
-    const { runs, db } = t.app.services;
+    const { runHost, db } = t.app.services;
     let replays = 0;
     // The watcher's first read of storage sees step 1; steps 2 and 3 and the settlement commit
     // before it reads the run (the order a watcher joining at the very end can meet).
     const racing = {
-      ...runs,
+      ...runHost,
       replay: async (runId: string, afterSequence: number) => {
-        const stored = await runs.replay(runId, afterSequence);
+        const stored = await runHost.replay(runId, afterSequence);
         if (replays++ === 0) {
           await driver.storeSilently(2);
           await driver.storeSilently(3);
@@ -235,7 +235,7 @@ describe.each(TEST_DATABASES)('a watcher receives every stored step before the r
     };
     const viewer = { id: randomUUID(), name: 'admin', isAdmin: true };
     const delivered = [];
-    for await (const event of await followRun({ db, runs: racing }, viewer, run.id)) delivered.push(event);
+    for await (const event of await followRun({ db, runHost: racing }, viewer, run.id)) delivered.push(event);
     expect(delivered.map((event) => (event.kind === 'step' ? event.view.sequence : event.kind))).toEqual(['started', 1, 2, 3, 'finished']);
     expect(delivered.at(-1)).toMatchObject({ kind: 'finished', run: { status: 'FAILED', termination_reason: 'INTERRUPTED' } });
   });
@@ -243,11 +243,11 @@ describe.each(TEST_DATABASES)('a watcher receives every stored step before the r
   it('should read storage once for all the watchers of this process that wait on the same end', async () => {
     const run = await insertOrphan(t);
     const driver = driverOn(t, run);
-    const { runs, db } = t.app.services;
+    const { runHost, db } = t.app.services;
     const reads: number[] = [];
-    const counting = { ...runs, replay: (runId: string, afterSequence: number) => (reads.push(afterSequence), runs.replay(runId, afterSequence)) };
+    const counting = { ...runHost, replay: (runId: string, afterSequence: number) => (reads.push(afterSequence), runHost.replay(runId, afterSequence)) };
     const viewer = { id: randomUUID(), name: 'admin', isAdmin: true };
-    const watchers = await Promise.all(Array.from({ length: 20 }, () => followRun({ db, runs: counting }, viewer, run.id)));
+    const watchers = await Promise.all(Array.from({ length: 20 }, () => followRun({ db, runHost: counting }, viewer, run.id)));
     const received = watchers.map(() => [] as number[]);
     const draining = watchers.map(async (stream, index) => {
       for await (const event of stream) if (event.kind === 'step') received[index]!.push(event.view.sequence);

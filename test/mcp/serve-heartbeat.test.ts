@@ -39,7 +39,7 @@ describe.each(TEST_DATABASES)('MCP serve: sessions outside the stale-heartbeat s
           .executeTakeFirstOrThrow();
       // No request and no heartbeat for well past the stale window (the sweep also runs on its own meanwhile).
       await eventually(run, (row) => Number(row.heartbeatAgeMs) > HEARTBEAT_MS * 6, 'the heartbeat to be stale');
-      await t.app.services.runs.settleStale();
+      await t.app.services.runHost.settleStale();
       expect((await run()).status).toBe('RUNNING');
       expect(textOf(await mcp.client.callTool({ name: 'echo_text', arguments: { text: 'still here' } }))).toBe('still here');
     } finally {

@@ -25,7 +25,7 @@ function streamFixture(db: Db) {
   const reads: { runId: string; afterSequence: number }[] = [];
   const deps: RunStreamDeps = {
     db,
-    runs: {
+    runHost: {
       start: () => Promise.reject(new Error('not used: followRun only')),
       replay: async (runId, afterSequence) => {
         reads.push({ runId, afterSequence });

@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
     // Costed as the list it can be (was costed as a list of 10 while it returned every waiting run).
     extensions: listSizeExtensions(() => MAX_PENDING_APPROVALS),
     resolve: async (_root, _args, context) =>
-      (await pendingApprovals(context.services, context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
+      (await pendingApprovals(context, context.viewer!)).map(({ run, suspended }) => ({ run, turn: suspended.suspension })),
   }),
 }));
 
@@ -62,6 +62,6 @@ builder.mutationFields((t) => ({
       turnDigest: t.arg.string({ required: true }),
       approved: t.arg.boolean({ required: true }),
     },
-    resolve: (_root, args, context) => context.services.runs.decide(context.viewer!, args.id.id, args.turnDigest, args.approved),
+    resolve: (_root, args, context) => context.runHost.decide(context.viewer!, args.id.id, args.turnDigest, args.approved),
   }),
 }));

@@ -36,7 +36,7 @@ const BudgetRef = builder.objectRef<BudgetRow>('Budget').implement({
     maxTokens: t.exposeInt('max_tokens'),
     maxCost: t.exposeFloat('max_cost'),
     updatedAt: t.field({ type: 'DateTime', resolve: (budget) => budget.updated_at }),
-    spent: t.field({ type: BudgetSpentRef, resolve: (budget, _args, context) => budgetSpent(context.services.db, budget) }),
+    spent: t.field({ type: BudgetSpentRef, resolve: (budget, _args, context) => budgetSpent(context.db, budget) }),
   }),
 });
 
@@ -64,7 +64,7 @@ builder.queryFields((t) => ({
   budgets: t.field({
     type: [BudgetRef],
     authScopes: { admin: true },
-    resolve: (_root, _args, context) => listBudgets(context.services.db),
+    resolve: (_root, _args, context) => listBudgets(context.db),
   }),
 }));
 
@@ -74,6 +74,6 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [ValidationError, NotFoundError] },
     args: { input: t.arg({ type: SetBudgetInput, required: true }) },
-    resolve: (_root, { input }, context) => setBudget(context.services.db, budgetSubject(String(input.subjectId)), input),
+    resolve: (_root, { input }, context) => setBudget(context.db, budgetSubject(String(input.subjectId)), input),
   }),
 }));

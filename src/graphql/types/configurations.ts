@@ -46,7 +46,7 @@ const ToolDecisionRef = builder.simpleObject('ToolDecision', {
 /** Any authenticated user may read and run a configuration; only admins change them. */
 export const ConfigurationRef = builder.loadableNode('Configuration', {
   id: { resolve: (configuration: ConfigurationRow) => configuration.id },
-  load: (ids: string[], context) => findConfigurationsByIds(context.services.db, ids),
+  load: (ids: string[], context) => findConfigurationsByIds(context.db, ids),
   sort: (configuration) => configuration.id,
   fields: (t) => ({
     name: t.exposeString('name'),
@@ -63,7 +63,7 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
     skills: t.field({
       type: [SkillRef],
       resolve: async (configuration, _args, context) =>
-        (await findSkillIdsOfConfigurations(context.services.db, [configuration.id])).get(configuration.id) ?? [],
+        (await findSkillIdsOfConfigurations(context.db, [configuration.id])).get(configuration.id) ?? [],
     }),
     trustFloor: t.exposeInt('trust_floor'),
     privacyLevel: t.field({
@@ -90,7 +90,7 @@ export const ConfigurationRef = builder.loadableNode('Configuration', {
       description: 'For admins: why each registered tool is or is not offered, as the viewer or as `asUser`.',
       args: { asUser: t.arg.globalID({ for: [UserRef] }) },
       resolve: async (configuration, { asUser }, context) => {
-        const { db, registry } = context.services;
+        const { db, registry } = context;
         let actor = context.viewer;
         if (asUser) {
           const row = isUuid(asUser.id) ? await findUserById(db, asUser.id) : undefined;
@@ -166,7 +166,7 @@ function decodeReferences<T extends { modelId?: string | number | null; skillIds
 builder.queryFields((t) => ({
   configurations: t.field({
     type: [ConfigurationRef],
-    resolve: (_root, _args, context) => listConfigurations(context.services.db),
+    resolve: (_root, _args, context) => listConfigurations(context.db),
   }),
   configuration: t.field({
     type: ConfigurationRef,
@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [ValidationError, NotFoundError, ConflictError] },
     args: { input: t.arg({ type: CreateConfigurationInput, required: true }) },
-    resolve: (_root, { input }, context) => configurations.createConfiguration(context.services.db, decodeReferences(input)),
+    resolve: (_root, { input }, context) => configurations.createConfiguration(context.db, decodeReferences(input)),
   }),
   updateConfiguration: t.field({
     type: ConfigurationRef,
@@ -193,7 +193,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateConfigurationInput, required: true }),
     },
     resolve: (_root, { id, input }, context) =>
-      configurations.updateConfiguration(context.services.db, id.id, decodeReferences(input)),
+      configurations.updateConfiguration(context.db, id.id, decodeReferences(input)),
   }),
   deleteConfiguration: t.field({
     type: DeletedRef,
@@ -201,7 +201,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [ConfigurationRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalId('Configuration', await configurations.deleteConfiguration(context.services.db, id.id)),
+      id: encodeGlobalId('Configuration', await configurations.deleteConfiguration(context.db, id.id)),
     }),
   }),
 }));

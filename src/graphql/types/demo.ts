@@ -11,6 +11,6 @@ builder.mutationFields((t) => ({
     description:
       'Creates the network-free demo (the records sample data, a SCRIPTED provider, a free model and the configuration "demo-scripted" offering the content and structure groups, privacy REDACTED) and returns its configuration. Idempotent: when it exists it is returned unchanged. ConflictError when a provider or model of that name exists without it.',
     resolve: (_root, _args, context) =>
-      createDemoConfiguration({ db: context.services.db, secrets: context.services.secrets, scrubber: context.services.scrubber }),
+      createDemoConfiguration({ db: context.db, secrets: context.secrets, scrubber: context.scrubber }),
   }),
 }));

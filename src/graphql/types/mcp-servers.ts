@@ -3,7 +3,7 @@ import type { McpServerRow, McpToolRow } from '../../db/database.ts';
 import { findMcpServersByIds, listMcpServers, listMcpTools } from '../../db/repositories/mcp-servers.ts';
 import { ConflictError, McpServerUnreachableError, NotFoundError, ValidationError } from '../../errors.ts';
 import { mcpGroup } from '../../remote-mcp/tools.ts';
-import { mcpCatalogDeps, serverHeaderNames } from '../../services/mcp-catalog.ts';
+import { serverHeaderNames } from '../../services/mcp-catalog.ts';
 import * as mcp from '../../services/mcp-servers.ts';
 import { decideMcpToolChange, pendingChangeOf, pinnedDigestOf, type McpToolChangeView, type McpToolDefinitionView } from '../../services/mcp-tool-pins.ts';
 import { builder } from '../builder.ts';
@@ -54,7 +54,7 @@ const McpToolRef = builder.objectRef<McpToolRow>('McpTool').implement({
 /** Imported MCP servers are admin-only: their URLs and headers describe the operator's infrastructure. */
 export const McpServerRef = builder.loadableNode('McpServer', {
   id: { resolve: (server: McpServerRow) => server.id },
-  load: (ids: string[], context) => findMcpServersByIds(context.services.db, ids),
+  load: (ids: string[], context) => findMcpServersByIds(context.db, ids),
   sort: (server) => server.id,
   authScopes: { admin: true },
   fields: (t) => ({
@@ -63,9 +63,9 @@ export const McpServerRef = builder.loadableNode('McpServer', {
     group: t.string({ description: 'The tool group of its tools: `mcp:<name>`.', resolve: (server) => mcpGroup(server.name) }),
     headerNames: t.stringList({
       description: 'Names of the request headers sent to the server. Their values are sealed and never readable.',
-      resolve: (server, _args, context) => serverHeaderNames(context.services.secrets, server),
+      resolve: (server, _args, context) => serverHeaderNames(context.secrets, server),
     }),
-    tools: t.field({ type: [McpToolRef], resolve: (server, _args, context) => listMcpTools(context.services.db, [server.id]) }),
+    tools: t.field({ type: [McpToolRef], resolve: (server, _args, context) => listMcpTools(context.db, [server.id]) }),
     refreshedAt: t.field({ type: 'DateTime', resolve: (server) => server.refreshed_at }),
     createdAt: t.field({ type: 'DateTime', resolve: (server) => server.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (server) => server.updated_at }),
@@ -94,7 +94,7 @@ builder.queryFields((t) => ({
   mcpServers: t.field({
     type: [McpServerRef],
     authScopes: { admin: true },
-    resolve: (_root, _args, context) => listMcpServers(context.services.db),
+    resolve: (_root, _args, context) => listMcpServers(context.db),
   }),
 }));
 
@@ -105,7 +105,7 @@ builder.mutationFields((t) => ({
     description: 'Imports the tools of a remote MCP server (Streamable HTTP) as group `mcp:<name>`, each disabled until an admin enables it.',
     errors,
     args: { input: t.arg({ type: CreateMcpServerInput, required: true }) },
-    resolve: (_root, { input }, context) => mcp.createMcpServer(mcpCatalogDeps(context.services), input),
+    resolve: (_root, { input }, context) => mcp.createMcpServer(context.mcpCatalog, input),
   }),
   updateMcpServer: t.field({
     type: McpServerRef,
@@ -116,7 +116,7 @@ builder.mutationFields((t) => ({
       id: t.arg.globalID({ required: true, for: [McpServerRef] }),
       input: t.arg({ type: UpdateMcpServerInput, required: true }),
     },
-    resolve: (_root, { id, input }, context) => mcp.updateMcpServer(mcpCatalogDeps(context.services), id.id, input),
+    resolve: (_root, { id, input }, context) => mcp.updateMcpServer(context.mcpCatalog, id.id, input),
   }),
   refreshMcpServer: t.field({
     type: McpServerRef,
@@ -124,7 +124,7 @@ builder.mutationFields((t) => ({
     description: 'Lists the remote tools again: new tools arrive disabled, vanished ones leave the catalogue; a name that collides with another tool refuses the refresh.',
     errors,
     args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
-    resolve: (_root, { id }, context) => mcp.refreshMcpServer(mcpCatalogDeps(context.services), id.id),
+    resolve: (_root, { id }, context) => mcp.refreshMcpServer(context.mcpCatalog, id.id),
   }),
   setMcpToolAdminOnly: t.field({
     type: McpServerRef,
@@ -136,7 +136,7 @@ builder.mutationFields((t) => ({
       adminOnly: t.arg.boolean({ required: true }),
     },
     resolve: (_root, { serverId, toolName, adminOnly }, context) =>
-      mcp.setMcpToolAdminOnly(mcpCatalogDeps(context.services), serverId.id, toolName, adminOnly),
+      mcp.setMcpToolAdminOnly(context.mcpCatalog, serverId.id, toolName, adminOnly),
   }),
   acceptMcpToolChange: toolChangeDecision(t, 'accept', "Pins the tool's pending definition: every instance offers it from now on. Audited."),
   rejectMcpToolChange: toolChangeDecision(
@@ -150,7 +150,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [McpServerRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalId('McpServer', await mcp.deleteMcpServer(mcpCatalogDeps(context.services), id.id)),
+      id: encodeGlobalId('McpServer', await mcp.deleteMcpServer(context.mcpCatalog, id.id)),
     }),
   }),
 }));
@@ -168,6 +168,6 @@ function toolChangeDecision(t: Parameters<Parameters<typeof builder.mutationFiel
       digest: t.arg.string({ description: "The pending definition's digest as the admin saw it; when given, a different pending change is refused (ConflictError)." }),
     },
     resolve: (_root, { serverId, toolName, digest }, context) =>
-      decideMcpToolChange(mcpCatalogDeps(context.services), context.viewer!, serverId.id, toolName, decision, digest),
+      decideMcpToolChange(context.mcpCatalog, context.viewer!, serverId.id, toolName, decision, digest),
   });
 }

@@ -9,7 +9,7 @@ import { ProviderRef } from './providers.ts';
 
 export const ModelRef = builder.loadableNodeRef<ModelRow, string, string>('Model', {
   id: { resolve: (model) => model.id },
-  load: (ids: string[], context) => findModelsByIds(context.services.db, ids),
+  load: (ids: string[], context) => findModelsByIds(context.db, ids),
   sort: (model) => model.id,
 });
 
@@ -55,7 +55,7 @@ const UpdateModelInput = builder.inputType('UpdateModelInput', {
 });
 
 builder.queryFields((t) => ({
-  models: t.field({ type: [ModelRef], resolve: (_root, _args, context) => listModels(context.services.db) }),
+  models: t.field({ type: [ModelRef], resolve: (_root, _args, context) => listModels(context.db) }),
 }));
 
 builder.mutationFields((t) => ({
@@ -65,7 +65,7 @@ builder.mutationFields((t) => ({
     errors: { types: [ValidationError, NotFoundError, ConflictError] },
     args: { input: t.arg({ type: CreateModelInput, required: true }) },
     resolve: (_root, { input }, context) =>
-      models.createModel(context.services.db, { ...input, providerId: decodeIdFor('Provider', input.providerId) }),
+      models.createModel(context.db, { ...input, providerId: decodeIdFor('Provider', input.providerId) }),
   }),
   updateModel: t.field({
     type: ModelRef,
@@ -73,7 +73,7 @@ builder.mutationFields((t) => ({
     errors: { types: [ValidationError, NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [ModelRef] }), input: t.arg({ type: UpdateModelInput, required: true }) },
     resolve: (_root, { id, input }, context) =>
-      models.updateModel(context.services.db, id.id, {
+      models.updateModel(context.db, id.id, {
         ...input,
         ...(input.providerId != null ? { providerId: decodeIdFor('Provider', input.providerId) } : {}),
       }),
@@ -83,6 +83,6 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [ModelRef] }) },
-    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Model', await models.deleteModel(context.services.db, id.id)) }),
+    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Model', await models.deleteModel(context.db, id.id)) }),
   }),
 }));

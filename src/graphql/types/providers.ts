@@ -15,7 +15,7 @@ export const ProviderKindEnum = builder.enumType('ProviderKind', { values: PROVI
 /** Providers are admin-only: their base URLs and settings describe the operator's infrastructure. */
 export const ProviderRef = builder.loadableNode('Provider', {
   id: { resolve: (provider: ProviderRow) => provider.id },
-  load: (ids: string[], context) => findProvidersByIds(context.services.db, ids),
+  load: (ids: string[], context) => findProvidersByIds(context.db, ids),
   sort: (provider) => provider.id,
   authScopes: { admin: true },
   fields: (t) => ({
@@ -33,11 +33,11 @@ export const ProviderRef = builder.loadableNode('Provider', {
     }),
     headerNames: t.stringList({
       description: 'Names of the extra request headers set in `settings.headers`. Their values are sealed and never readable.',
-      resolve: (provider, _args, context) => providers.headerNames(context.services.secrets, provider),
+      resolve: (provider, _args, context) => providers.headerNames(context.secrets, provider),
     }),
     models: t.field({
       type: [ModelRef],
-      resolve: (provider, _args, context) => listModelsOfProvider(context.services.db, provider.id),
+      resolve: (provider, _args, context) => listModelsOfProvider(context.db, provider.id),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (provider) => provider.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (provider) => provider.updated_at }),
@@ -71,16 +71,16 @@ const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
 });
 
 const deps = (context: Context) => ({
-  db: context.services.db,
-  secrets: context.services.secrets,
-  onSecret: (value: string) => context.services.scrubber.add(value),
+  db: context.db,
+  secrets: context.secrets,
+  onSecret: (value: string) => context.scrubber.add(value),
 });
 
 builder.queryFields((t) => ({
   providers: t.field({
     type: [ProviderRef],
     authScopes: { admin: true },
-    resolve: (_root, _args, context) => listProviders(context.services.db),
+    resolve: (_root, _args, context) => listProviders(context.db),
   }),
 }));
 
@@ -108,7 +108,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [ProviderRef] }) },
     resolve: async (_root, { id }, context) => ({
-      id: encodeGlobalId('Provider', await providers.deleteProvider(context.services.db, id.id)),
+      id: encodeGlobalId('Provider', await providers.deleteProvider(context.db, id.id)),
     }),
   }),
 }));

@@ -53,14 +53,14 @@ builder.subscriptionFields((t) => ({
     type: RunEventUnion,
     description: 'Starts a run and streams it: RunStartedEvent, one RunStepEvent per step, then RunFinishedEvent.',
     args: { input: t.arg({ type: RunAgentInput, required: true }) },
-    subscribe: (_root, { input }, context) => startAndFollowRun(context.services, context.viewer!, runInputOf(input)),
+    subscribe: (_root, { input }, context) => startAndFollowRun(context, context.viewer!, runInputOf(input)),
     resolve: (event: RunStreamEvent) => event,
   }),
   runEvents: t.field({
     type: RunEventUnion,
     description: 'Replays the stored steps of a run, then continues live while it runs (no gap, no duplicate).',
     args: { runId: t.arg.id({ required: true }) },
-    subscribe: (_root, args, context) => followRun(context.services, context.viewer!, decodeIdFor('Run', args.runId)),
+    subscribe: (_root, args, context) => followRun(context, context.viewer!, decodeIdFor('Run', args.runId)),
     resolve: (event: RunStreamEvent) => event,
   }),
 }));

@@ -61,7 +61,7 @@ builder.subscriptionFields((t) => ({
       'The live runs list: the runs matching filter now (newest first, at most 100; snapshot: true), then an update whenever one is created, changes status, makes progress (iterations, usage so far) or finishes — at most one per run per 250 ms, the last with its final state; a run that stops matching gets one last update. A non-admin sees their own runs. Subscribe again for a fresh snapshot.',
     args: { filter: t.arg({ type: RunFilterInput }) },
     extensions: LIST_FEED,
-    subscribe: (_root, args, context) => runUpdates(context.services, runFilterOf(context, args.filter)),
+    subscribe: (_root, args, context) => runUpdates(context, runFilterOf(context, args.filter)),
     resolve: (update: RunUpdate) => update,
   }),
   approvalRequests: t.field({
@@ -69,7 +69,7 @@ builder.subscriptionFields((t) => ({
     description:
       'The live approvals queue for the runs you may decide (your own; an admin: all): the runs waiting now (oldest first, at most 100; snapshot: true), then WAITING, DECIDED and CANCELLED as they happen.',
     extensions: LIST_FEED,
-    subscribe: (_root, _args, context) => approvalRequests(context.services, context.viewer!),
+    subscribe: (_root, _args, context) => approvalRequests(context, context.viewer!),
     resolve: (event: ApprovalRequest) => event,
   }),
 }));

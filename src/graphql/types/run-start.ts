@@ -31,6 +31,6 @@ builder.mutationFields((t) => ({
     description:
       'Starts the same run as runAgent, detached from this request: returns the Run at once (RUNNING) and runs to its end with no client connected. Follow it with runEvents(runId) (replay, then live); stop it with cancelRun. Counts against AIRLOCK_MAX_RUNNING_RUNS_PER_USER like any run (RunLimitError).',
     args: { input: t.arg({ type: RunAgentInput, required: true }) },
-    resolve: (_root, { input }, context) => context.services.runs.startDetached(context.viewer!, runInputOf(input)),
+    resolve: (_root, { input }, context) => context.runHost.startDetached(context.viewer!, runInputOf(input)),
   }),
 }));

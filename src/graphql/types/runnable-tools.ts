@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
     description:
       "For the viewer: every registered group and tool, each offered by this configuration or refused by the first gate that refuses it (the gate's own decision). Draw a run's tool checkboxes from it; send the ticks as RunAgentInput.tools / toolGroups.",
     args: { configurationId: t.arg.id({ required: true }) },
-    resolve: (_root, args, { services, viewer }) =>
-      runnableTools(services.db, services.registry, decodeIdFor('Configuration', args.configurationId), viewer!),
+    resolve: (_root, args, { db, registry, viewer }) =>
+      runnableTools(db, registry, decodeIdFor('Configuration', args.configurationId), viewer!),
   }),
 }));

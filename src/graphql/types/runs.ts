@@ -35,7 +35,7 @@ export const RunRef = builder.loadableNode('Run', {
   id: { resolve: (run: RunRow) => run.id },
   // Another user's run loads as nothing, exactly like an unknown id: `node(id)` must not reveal
   // that it exists. The scope check stays for rows reached without the loader.
-  load: async (ids: string[], context) => (await findRunsByIds(context.services.db, ids)).filter((run) => canSee(run, context)),
+  load: async (ids: string[], context) => (await findRunsByIds(context.db, ids)).filter((run) => canSee(run, context)),
   sort: (run) => run.id,
   // A non-admin sees only their own runs.
   authScopes: (run, context) => canSee(run, context),
@@ -72,7 +72,7 @@ export const RunRef = builder.loadableNode('Run', {
       extensions: pageSizeExtensions(STEP_PAGE),
       resolve: (run, args, context) =>
         connectionPage(args, { ...STEP_PAGE, kind: 'step', key: (view: StepView) => String(view.sequence) }, async (page) => {
-          const rows = await pageRunSteps(context.services.db, run.id, {
+          const rows = await pageRunSteps(context.db, run.id, {
             ...page,
             after: page.after === null ? null : stepSequenceOf(page.after),
             before: page.before === null ? null : stepSequenceOf(page.before),
@@ -196,14 +196,14 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, context) => {
         const filter = runFilterOf(context, args.status ? { ...args.filter, status: [...(args.filter?.status ?? []), args.status] } : args.filter);
         const page = await connectionPage(args, { ...RUN_PAGE, kind: 'run', key: (run: RunRow) => run.id }, (window) =>
-          listRuns(context.services.db, {
+          listRuns(context.db, {
             filter,
             ...window,
             after: window.after === null ? null : runKeyOf(window.after),
             before: window.before === null ? null : runKeyOf(window.before),
           }),
         );
-        return { ...page, countTotal: () => countRuns(context.services.db, filter) };
+        return { ...page, countTotal: () => countRuns(context.db, filter) };
       },
     },
     {
@@ -232,6 +232,6 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFoundError] },
     description: 'Cancels a running run at its next step boundary (owner or admin). Returns the run as stored now.',
     args: { id: t.arg.globalID({ required: true, for: [RunRef] }) },
-    resolve: (_root, { id }, context) => context.services.runs.cancel(context.viewer!, id.id),
+    resolve: (_root, { id }, context) => context.runHost.cancel(context.viewer!, id.id),
   }),
 }));

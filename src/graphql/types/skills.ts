@@ -8,7 +8,7 @@ import { DeletedRef } from './root.ts';
 
 export const SkillRef = builder.loadableNode('Skill', {
   id: { resolve: (skill: SkillRow) => skill.id },
-  load: (ids: string[], context) => findSkillsByIds(context.services.db, ids),
+  load: (ids: string[], context) => findSkillsByIds(context.db, ids),
   sort: (skill) => skill.id,
   description: 'A prompt fragment a configuration can attach; it may declare the tools it needs.',
   fields: (t) => ({
@@ -47,7 +47,7 @@ const UpdateSkillInput = builder.inputType('UpdateSkillInput', {
 });
 
 builder.queryFields((t) => ({
-  skills: t.field({ type: [SkillRef], resolve: (_root, _args, context) => listSkills(context.services.db) }),
+  skills: t.field({ type: [SkillRef], resolve: (_root, _args, context) => listSkills(context.db) }),
 }));
 
 builder.mutationFields((t) => ({
@@ -56,20 +56,20 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [ValidationError, ConflictError] },
     args: { input: t.arg({ type: CreateSkillInput, required: true }) },
-    resolve: (_root, { input }, context) => skills.createSkill(context.services.db, input),
+    resolve: (_root, { input }, context) => skills.createSkill(context.db, input),
   }),
   updateSkill: t.field({
     type: SkillRef,
     authScopes: { admin: true },
     errors: { types: [ValidationError, NotFoundError, ConflictError] },
     args: { id: t.arg.globalID({ required: true, for: [SkillRef] }), input: t.arg({ type: UpdateSkillInput, required: true }) },
-    resolve: (_root, { id, input }, context) => skills.updateSkill(context.services.db, id.id, input),
+    resolve: (_root, { id, input }, context) => skills.updateSkill(context.db, id.id, input),
   }),
   deleteSkill: t.field({
     type: DeletedRef,
     authScopes: { admin: true },
     errors: { types: [NotFoundError] },
     args: { id: t.arg.globalID({ required: true, for: [SkillRef] }) },
-    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Skill', await skills.deleteSkill(context.services.db, id.id)) }),
+    resolve: async (_root, { id }, context) => ({ id: encodeGlobalId('Skill', await skills.deleteSkill(context.db, id.id)) }),
   }),
 }));

@@ -11,7 +11,7 @@ export const ToolRef = builder.objectRef<ToolView>('Tool').implement({
     parameters: t.field({
       type: 'JSON',
       description: 'JSON Schema of the arguments, as offered to the model.',
-      resolve: (view, _args, context) => context.services.registry.parametersSchema(view.tool.name) ?? {},
+      resolve: (view, _args, context) => context.registry.parametersSchema(view.tool.name) ?? {},
     }),
     enabled: t.exposeBoolean('enabled', { description: 'Effective: the group is enabled AND the tool is enabled.' }),
     toolEnabled: t.exposeBoolean('toolEnabled', { description: 'The override if any, else enabledByDefault.' }),
@@ -36,11 +36,11 @@ export const ToolGroupRef = builder.objectRef<ToolGroupView>('ToolGroup').implem
 builder.queryFields((t) => ({
   toolGroups: t.field({
     type: [ToolGroupRef],
-    resolve: (_root, _args, { services }) => catalog.listToolGroups(services.db, services.registry),
+    resolve: (_root, _args, { db, registry }) => catalog.listToolGroups(db, registry),
   }),
   tools: t.field({
     type: [ToolRef],
-    resolve: (_root, _args, { services }) => catalog.listTools(services.db, services.registry),
+    resolve: (_root, _args, { db, registry }) => catalog.listTools(db, registry),
   }),
 }));
 
@@ -50,27 +50,27 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     description: 'Switches a whole group. A disabled group also covers tools installed later.',
     args: { name: t.arg.string({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, args, { services }) => catalog.setToolGroupEnabled(services.db, services.registry, args.name, args.enabled),
+    resolve: (_root, args, { db, registry }) => catalog.setToolGroupEnabled(db, registry, args.name, args.enabled),
   }),
   resetToolGroup: t.field({
     type: ToolGroupRef,
     authScopes: { admin: true },
     description: 'Forgets the switch of a group (it becomes enabled).',
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_root, args, { services }) => catalog.resetToolGroup(services.db, services.registry, args.name),
+    resolve: (_root, args, { db, registry }) => catalog.resetToolGroup(db, registry, args.name),
   }),
   setToolEnabled: t.field({
     type: ToolRef,
     authScopes: { admin: true },
     description: 'Overrides one tool. It can never re-enable a tool inside a disabled group.',
     args: { name: t.arg.string({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: (_root, args, { services }) => catalog.setToolEnabled(services.db, services.registry, args.name, args.enabled),
+    resolve: (_root, args, { db, registry }) => catalog.setToolEnabled(db, registry, args.name, args.enabled),
   }),
   resetTool: t.field({
     type: ToolRef,
     authScopes: { admin: true },
     description: 'Forgets the override of a tool (it falls back to enabledByDefault).',
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_root, args, { services }) => catalog.resetTool(services.db, services.registry, args.name),
+    resolve: (_root, args, { db, registry }) => catalog.resetTool(db, registry, args.name),
   }),
 }));

@@ -37,6 +37,6 @@ builder.queryFields((t) => ({
       to: t.arg({ type: 'DateTime', required: true }),
       groupBy: t.arg({ type: [UsageGroupByEnum], required: true }),
     },
-    resolve: (_root, args, context) => usageSummary(context.services.db, context.viewer!, args),
+    resolve: (_root, args, context) => usageSummary(context.db, context.viewer!, args),
   }),
 }));

@@ -19,7 +19,7 @@ const TableGrantRef = builder.objectRef<TableGrantRow>('TableGrant').implement({
 
 export const UserRef = builder.loadableNode('User', {
   id: { resolve: (user: UserRow) => user.id },
-  load: (ids: string[], context) => findUsersByIds(context.services.db, ids),
+  load: (ids: string[], context) => findUsersByIds(context.db, ids),
   sort: (user) => user.id,
   // Admins see everyone; a user sees only themselves.
   authScopes: (user, context) => (context.viewer?.id === user.id ? true : { admin: true }),
@@ -37,7 +37,7 @@ export const UserRef = builder.loadableNode('User', {
     tableGrants: t.field({
       type: [TableGrantRef],
       description: 'Tables of the records schema this user may read (or write) through tools.',
-      resolve: (user, _args, context) => listGrantsOfUsers(context.services.db, [user.id]),
+      resolve: (user, _args, context) => listGrantsOfUsers(context.db, [user.id]),
     }),
   }),
 });
@@ -83,7 +83,7 @@ builder.queryFields((t) => ({
   users: t.field({
     type: [UserRef],
     authScopes: { admin: true },
-    resolve: (_root, _args, context) => listUsers(context.services.db),
+    resolve: (_root, _args, context) => listUsers(context.db),
   }),
 }));
 
@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [ValidationError, ConflictError] },
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
-    resolve: (_root, { input }, context) => createUser(context.services.db, input),
+    resolve: (_root, { input }, context) => createUser(context.db, input),
   }),
   rotateToken: t.field({
     type: CreateUserPayload,
@@ -101,7 +101,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError] },
     args: { userId: t.arg.globalID({ required: true, for: [UserRef] }) },
-    resolve: (_root, { userId }, context) => rotateToken(context.services, userId.id),
+    resolve: (_root, { userId }, context) => rotateToken(context, userId.id),
   }),
   setUserActive: t.field({
     type: UserRef,
@@ -109,7 +109,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError, ConflictError] },
     args: { userId: t.arg.globalID({ required: true, for: [UserRef] }), active: t.arg.boolean({ required: true }) },
-    resolve: (_root, { userId, active }, context) => setUserActive(context.services, userId.id, active),
+    resolve: (_root, { userId, active }, context) => setUserActive(context, userId.id, active),
   }),
   setAdmin: t.field({
     type: UserRef,
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     errors: { types: [NotFoundError, ConflictError] },
     args: { userId: t.arg.globalID({ required: true, for: [UserRef] }), isAdmin: t.arg.boolean({ required: true }) },
-    resolve: (_root, { userId, isAdmin }, context) => setAdmin(context.services, userId.id, isAdmin),
+    resolve: (_root, { userId, isAdmin }, context) => setAdmin(context, userId.id, isAdmin),
   }),
   deleteUser: t.field({
     type: DeleteUserPayload,
@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
       reassignTo: t.arg.globalID({ for: [UserRef], description: 'The user who keeps the runs, with runs: REASSIGN.' }),
     },
     resolve: (_root, { userId, runs, reassignTo }, context) =>
-      deleteUser(context.services, userId.id, { runs, reassignTo: reassignTo?.id ?? null }),
+      deleteUser(context, userId.id, { runs, reassignTo: reassignTo?.id ?? null }),
   }),
   grantTable: t.field({
     type: UserRef,
@@ -142,7 +142,7 @@ builder.mutationFields((t) => ({
       table: t.arg.string({ required: true }),
       mode: t.arg({ type: GrantModeEnum, defaultValue: 'READ' }),
     },
-    resolve: (_root, args, context) => grantTable(context.services.db, args.userId.id, { table: args.table, mode: args.mode }),
+    resolve: (_root, args, context) => grantTable(context.db, args.userId.id, { table: args.table, mode: args.mode }),
   }),
   revokeTable: t.field({
     type: UserRef,
@@ -152,7 +152,7 @@ builder.mutationFields((t) => ({
       userId: t.arg.globalID({ required: true, for: [UserRef] }),
       table: t.arg.string({ required: true }),
     },
-    resolve: (_root, args, context) => revokeTable(context.services.db, args.userId.id, { table: args.table }),
+    resolve: (_root, args, context) => revokeTable(context.db, args.userId.id, { table: args.table }),
   }),
 }));
 
