@@ -238,16 +238,18 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
   });
 
   it('should tell the live list when the sweep settles a run whose process died', async () => {
-    // A run left RUNNING by a process that is gone: its heartbeat is an hour old.
+    // A run RUNNING with a fresh heartbeat: no sweep touches it until the feed has its snapshot.
     const id = randomUUID();
     await t.app.services.db
       .insertInto('runs')
-      .values({ id, configuration_id: decodeGlobalID(quick).id, user_id: null, status: 'RUNNING', prompt: null, privacy_level: 'METADATA', heartbeat_at: new Date(Date.now() - 3_600_000) })
+      .values({ id, configuration_id: decodeGlobalID(quick).id, user_id: null, status: 'RUNNING', prompt: null, privacy_level: 'METADATA', heartbeat_at: new Date() })
       .execute();
     const feed = watch<Update>(client(t.adminToken), textOf(RUN_UPDATES), { filter: { configurationId: quick, status: ['RUNNING', 'FAILED'] } });
     await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id));
-    // The instance's own lease keeper sweeps too and may settle it first (CI saw this call return
-    // 0): either sweep will do, the feed must tell it once.
+    // Then its process is gone: the heartbeat an hour old. The instance's own lease keeper sweeps
+    // too and may settle it first (CI saw this call return 0): either sweep will do, the feed must
+    // tell it once.
+    await t.app.services.db.updateTable('runs').set({ heartbeat_at: new Date(Date.now() - 3_600_000) }).where('id', '=', id).execute();
     await t.app.services.runHost.settleStale();
     const seen = await feed.until((updates) => updates.some((update) => decodeGlobalID(update.run.id).id === id && update.run.status === 'FAILED'));
     expect(seen.filter((update) => decodeGlobalID(update.run.id).id === id).map((update) => [update.snapshot, update.run.status])).toEqual([
