@@ -12,13 +12,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BatchResult } from './agent-driver.ts';
 import { startAirlock, type DbKind } from '../lib/airlock.ts';
-import { startDriver, startServer, stopAllChildren } from '../lib/children.ts';
+import { startDriver, startServer } from '../lib/children.ts';
+import { runHarness } from '../lib/harness.ts';
 import { summariseProfile } from '../lib/profile.ts';
 
 const kind = (process.argv[2] ?? 'postgres') as DbKind;
 const runs = Number(process.argv[3] ?? '200');
 const dir = mkdtempSync(path.join(tmpdir(), 'airlock-profile-'));
-try {
+await runHarness(async () => {
   const fake = await startServer('bench/bin/fake-openai.ts', {}, /listening (\d+)/);
   const fakeBaseUrl = `http://127.0.0.1:${fake.ready[1]}/v1`;
   const airlock = await startAirlock(kind, { fakeBaseUrl, k: 3, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
@@ -36,6 +37,4 @@ try {
   if (!file) throw new Error('the server wrote no profile');
   console.log(summariseProfile(path.join(dir, file)));
   console.log(`\nprofile: ${path.join(dir, file)}`);
-} finally {
-  await stopAllChildren();
-}
+});

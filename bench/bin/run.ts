@@ -8,14 +8,15 @@
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
  * Every figure is a median of interleaved repetitions and is shown as a ratio to a baseline measured
- * in the same run: the machine is small and noisy, absolute numbers do not travel.
+ * in the same run: the machine is small and noisy, absolute numbers do not travel. However the run
+ * ends, it leaves no process and no private database behind (`lib/harness.ts`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dropAllPrivateDatabases } from '../lib/airlock.ts';
-import { REPO_ROOT, stopAllChildren } from '../lib/children.ts';
+import { REPO_ROOT } from '../lib/children.ts';
+import { runHarness } from '../lib/harness.ts';
 import { progressDone } from '../lib/progress.ts';
 import type { TargetCheck } from '../lib/targets.ts';
 import { runAgentRuns } from '../workloads/agent-runs.ts';
@@ -243,17 +244,7 @@ function agentTargets(result: Awaited<ReturnType<typeof runAgentRuns>>): TargetC
   ];
 }
 
-const cleanup = async () => {
-  await stopAllChildren();
-  await dropAllPrivateDatabases();
-};
-process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
-process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
-try {
-  await main();
-} finally {
-  await cleanup();
-}
+await runHarness(main);
 
 function mcpFigure(result: McpResult): string {
   const at = (server: 'airlock' | 'bare', concurrency: number) => result.figures.find((figure) => figure.server === server && figure.concurrency === concurrency)?.median;

@@ -10,6 +10,7 @@
  * over the command's whole process tree (`tsx` runs the server in a child process) right after that
  * answer. Prints min / median / max; quote the median.
  */
+import { runHarness } from '../lib/harness.ts';
 import { measureStart, type StartSample } from '../lib/start.ts';
 import { fmt, median } from '../lib/stats.ts';
 
@@ -21,11 +22,13 @@ if (separator < 0 || command.length === 0) {
   process.exit(2);
 }
 
-const samples: StartSample[] = [];
-for (let run = 0; run < runs; run++) samples.push(await measureStart(command));
-const row = (label: string, values: number[], unit: string) =>
-  `${label.padEnd(22)} ${fmt(median(values))} ${unit}  (min ${fmt(Math.min(...values))}, max ${fmt(Math.max(...values))})`;
-console.log(`${command.join(' ')} — ${runs} runs`);
-console.log(row('listening line', samples.map((s) => s.listeningMs), 'ms'));
-console.log(row('first GraphQL answer', samples.map((s) => s.answerMs), 'ms'));
-console.log(row('RSS after start', samples.map((s) => s.rssMiB), 'MiB'));
+await runHarness(async () => {
+  const samples: StartSample[] = [];
+  for (let run = 0; run < runs; run++) samples.push(await measureStart(command));
+  const row = (label: string, values: number[], unit: string) =>
+    `${label.padEnd(22)} ${fmt(median(values))} ${unit}  (min ${fmt(Math.min(...values))}, max ${fmt(Math.max(...values))})`;
+  console.log(`${command.join(' ')} — ${runs} runs`);
+  console.log(row('listening line', samples.map((s) => s.listeningMs), 'ms'));
+  console.log(row('first GraphQL answer', samples.map((s) => s.answerMs), 'ms'));
+  console.log(row('RSS after start', samples.map((s) => s.rssMiB), 'MiB'));
+});

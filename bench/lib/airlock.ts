@@ -1,38 +1,19 @@
 /**
  * An Airlock server in its own process (`node --import tsx src/main.ts`), on PGlite (in memory)
- * or on a private PostgreSQL database created for the benchmark and dropped afterwards, set up
+ * or on a private PostgreSQL database (`private-databases.ts`) dropped afterwards, set up
  * over its public GraphQL API with an OPENAI provider pointing at the fake server.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { BENCH_SYSTEM_PROMPT, BENCH_TOOL_GROUP } from './agent-tool.ts';
 import { startServer, type ServerProcess } from './children.ts';
+import { createPrivateDatabase, withBenchAdmin } from './private-databases.ts';
 
 export type DbKind = 'postgres' | 'pglite';
-
-/** The PostgreSQL server the benchmark may create databases on. */
-export const BENCH_POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-export interface PrivateDatabase {
-  readonly url: string;
-  readonly name: string;
-  drop(): Promise<void>;
-}
-
-async function withAdmin<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL, connectionTimeoutMillis: 3_000 });
-  await client.connect();
-  try {
-    return await action(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** True when the PostgreSQL server answers. */
 export async function postgresAvailable(): Promise<boolean> {
   try {
-    await withAdmin((client) => client.query('select 1'));
+    await withBenchAdmin((client) => client.query('select 1'));
     return true;
   } catch {
     return false;
@@ -42,36 +23,13 @@ export async function postgresAvailable(): Promise<boolean> {
 /** PostgreSQL backends serving `databaseName` (none for null), for the database's share of the CPU. */
 export async function backendPids(databaseName: string | null): Promise<number[]> {
   if (!databaseName) return [];
-  return withAdmin(async (client) => {
+  return withBenchAdmin(async (client) => {
     const { rows } = await client.query<{ pid: number }>(
       `select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
       [databaseName],
     );
     return rows.map((row) => row.pid);
   });
-}
-
-/** Private databases created and not dropped yet: an interrupted benchmark drops them on its way out. */
-const created = new Set<string>();
-
-const dropDatabase = async (name: string) => {
-  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  created.delete(name);
-};
-
-/** A new empty database on the bench PostgreSQL server; `drop` removes it (forcing connections off). */
-export async function createPrivateDatabase(): Promise<PrivateDatabase> {
-  const name = `airlock_bench_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  created.add(name);
-  const url = new URL(BENCH_POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => dropDatabase(name) };
-}
-
-/** Drops every private database still there (the harness's exit paths, after its children stopped). */
-export async function dropAllPrivateDatabases(): Promise<void> {
-  await Promise.all([...created].map((name) => dropDatabase(name).catch(() => undefined)));
 }
 
 export interface AirlockUnderTest {

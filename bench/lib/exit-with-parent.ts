@@ -1,11 +1,28 @@
 /**
- * Preloaded (`--import ./bench/lib/exit-with-parent.ts`) into every process the harness starts,
- * including the Airlock server: when the harness goes away (its IPC channel closes) the child stops
- * too, gracefully (SIGTERM), so an interrupted benchmark never leaves servers behind. Listening for
- * `disconnect` keeps the channel referenced; every child here ends by an explicit exit anyway.
+ * Preloaded (`--import ./bench/lib/exit-with-parent.ts`) into every node process the harness starts,
+ * including the Airlock server: when the harness goes away its IPC channel closes — the kernel
+ * closes it on any end of the harness, SIGKILL included — and the child then stops with its process
+ * group (it leads one: `children.ts` spawns it `detached`), so that what it started in turn stops
+ * too: gracefully (SIGTERM), then for good (SIGKILL) after 5 s, for a process that ignores SIGTERM.
+ * The janitor (`bin/janitor.ts`) stops the same groups from outside; this is the second way.
+ * Listening for `disconnect` keeps the channel referenced; every child here ends by an explicit exit
+ * anyway.
  */
+import { readFileSync } from 'node:fs';
+
+/** The process group to stop: its own when it leads one, else only itself. */
+function stopTarget(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return pgrp === process.pid ? -process.pid : process.pid;
+  } catch {
+    return process.pid;
+  }
+}
+
 process.once('disconnect', () => {
-  process.kill(process.pid, 'SIGTERM');
-  // A process that ignores SIGTERM is ended anyway.
-  setTimeout(() => process.exit(1), 5_000).unref();
+  const target = stopTarget();
+  setTimeout(() => process.kill(target, 'SIGKILL'), 5_000).unref();
+  process.kill(target, 'SIGTERM');
 });

@@ -2,10 +2,11 @@
  * A Redis of the benchmark's own (`redis-server` on a free port, nothing saved), so that its CPU is
  * the cost of Airlock's messages alone and the machine's shared Redis is never touched.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { startProcess, stopChild } from './children.ts';
 
 export interface BenchRedis {
   readonly url: string;
@@ -27,16 +28,13 @@ async function freePort(): Promise<number> {
 
 export async function startRedis(): Promise<BenchRedis> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-  };
-  process.once('exit', () => child.kill('SIGKILL'));
+  const child = startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  let notStarted: Error | null = null;
+  child.once('error', (error) => (notStarted = error));
+  const stop = () => stopChild(child);
   const url = `redis://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 10_000; ; ) {
+    if (notStarted) throw notStarted;
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
     probe.on('error', () => undefined);
     const up = await probe.connect().then(() => true, () => false);

@@ -1,32 +1,14 @@
 /**
  * One start of the server, measured from just before the spawn: the "is listening on <url>" line,
  * then the first answer to `{ __typename }` over HTTP, and the RSS of the command's whole process
- * tree right after it (`tsx` runs the server in a child process). The process is stopped (SIGTERM to
- * its group) and awaited before this returns, so the next start finds its data directory free.
+ * tree right after it (`tsx` runs the server in a child process). The command is started by
+ * `children.ts` (a process group of its own, held by the janitor: it never outlives the harness) and
+ * is stopped with its group and awaited before this returns, so the next start finds its data
+ * directory free. It gets no preload: what is measured is the command alone.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { REPO_ROOT } from './children.ts';
-import { rssBytes } from './proc.ts';
-
-/** `pid` and every descendant, from /proc/<pid>/stat parent ids. */
-export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const tree = [root];
-  for (let index = 0; index < tree.length; index++) tree.push(...(children.get(tree[index]!) ?? []));
-  return tree;
-}
+import { startProcess, stopChild } from './children.ts';
+import { processTree, rssBytes } from './proc.ts';
 
 export interface StartSample {
   readonly listeningMs: number;
@@ -34,25 +16,37 @@ export interface StartSample {
   readonly rssMiB: number;
 }
 
+/** A start that never says it is listening is given up after this long. */
+const LISTENING_TIMEOUT_MS = 120_000;
+
 export async function measureStart(command: readonly string[], env: Record<string, string> = {}): Promise<StartSample> {
   const started = performance.now();
-  const child = spawn(command[0]!, command.slice(1), {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...env },
+  const child = startProcess(command[0]!, command.slice(1), {
+    env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
   let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
+      const timer = setTimeout(() => reject(new Error(`not listening within ${LISTENING_TIMEOUT_MS} ms:\n${output}${errors}`)), LISTENING_TIMEOUT_MS);
+      child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         const match = /is listening on (\S+)/.exec(output);
-        if (match) resolve(match[1]!);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
       });
-      child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}${errors}`)));
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code} before listening:\n${output}${errors}`));
+      });
     });
     const listeningMs = performance.now() - started;
     const response = await fetch(url, {
@@ -66,8 +60,6 @@ export async function measureStart(command: readonly string[], env: Record<strin
     const rss = processTree(child.pid!).reduce((sum, pid) => sum + (rssBytes(pid) ?? 0), 0);
     return { listeningMs, answerMs, rssMiB: rss / 1024 / 1024 };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGTERM');
-    await exited;
+    await stopChild(child);
   }
 }

@@ -10,8 +10,10 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { installedClusterTemplate } from '../../src/db/create-db.ts';
-import { createPrivateDatabase, postgresAvailable } from '../lib/airlock.ts';
+import { postgresAvailable } from '../lib/airlock.ts';
+import { createPrivateDatabase } from '../lib/private-databases.ts';
 import { REPO_ROOT } from '../lib/children.ts';
+import { atHarnessEnd } from '../lib/harness.ts';
 import { progress, progressDone } from '../lib/progress.ts';
 import { measureStart, type StartSample } from '../lib/start.ts';
 import { fmt, median, ratio, renderTable } from '../lib/stats.ts';
@@ -39,9 +41,18 @@ export async function runFootprint(options: { readonly repetitions: number }): P
   const samples: Record<Variant, StartSample[]> = { first: [], firstWithoutTemplate: [], restart: [], memory: [], postgres: [] };
   const template = installedClusterTemplate();
   const templateAside = `${template}.bench-aside`;
+  const putTemplateBack = () => {
+    if (existsSync(templateAside) && !existsSync(template)) renameSync(templateAside, template);
+  };
+  // A bench killed during a start without the template left it aside: every later start would lack it.
+  putTemplateBack();
   const database = (await postgresAvailable()) ? await createPrivateDatabase() : null;
   const masterKey = randomBytes(32).toString('base64');
   const directories: string[] = [];
+  const removeDirectories = () => {
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  };
+  const unlessRemoved = atHarnessEnd(removeDirectories);
   try {
     for (let round = 0; round < options.repetitions; round++) {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-footprint-'));
@@ -54,11 +65,13 @@ export async function runFootprint(options: { readonly repetitions: number }): P
         step('firstWithoutTemplate');
         const bare = mkdtempSync(path.join(tmpdir(), 'airlock-footprint-'));
         directories.push(bare);
+        const unless = atHarnessEnd(putTemplateBack);
         renameSync(template, templateAside);
         try {
           samples.firstWithoutTemplate.push(await measureStart(NPM_START, { AIRLOCK_DATA_DIR: bare, DATABASE_URL: '' }));
         } finally {
           renameSync(templateAside, template);
+          unless();
         }
       }
       step('restart');
@@ -73,7 +86,8 @@ export async function runFootprint(options: { readonly repetitions: number }): P
     }
   } finally {
     progressDone();
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+    removeDirectories();
+    unlessRemoved();
     await database?.drop();
   }
   const medianOf = (variant: Variant) =>
