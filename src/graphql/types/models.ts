@@ -1,6 +1,6 @@
 import { decodeIdFor, encodeGlobalId } from '../../global-id.ts';
 import type { ModelRow } from '../../db/database.ts';
-import { findModelsByIds, listModels } from '../../db/repositories/models.ts';
+import { findModelsByIds, listModels, listModelsOfProvider } from '../../db/repositories/models.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as models from '../../services/models.ts';
 import { builder } from '../builder.ts';
@@ -31,6 +31,15 @@ ModelRef.implement({
     updatedAt: t.field({ type: 'DateTime', resolve: (model) => model.updated_at }),
   }),
 });
+
+// A provider's models, defined here so that the provider's file needs nothing of this one (the
+// two types would otherwise import each other).
+builder.objectField(ProviderRef, 'models', (t) =>
+  t.field({
+    type: [ModelRef],
+    resolve: (provider, _args, context) => listModelsOfProvider(context.db, provider.id),
+  }),
+);
 
 const CreateModelInput = builder.inputType('CreateModelInput', {
   fields: (t) => ({

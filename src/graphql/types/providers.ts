@@ -2,13 +2,11 @@ import { encodeGlobalId } from '../../global-id.ts';
 import type { ProviderRow } from '../../db/database.ts';
 import { PROVIDER_KINDS } from '../../db/database.ts';
 import { findProvidersByIds, listProviders } from '../../db/repositories/providers.ts';
-import { listModelsOfProvider } from '../../db/repositories/models.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import * as providers from '../../services/providers.ts';
 import type { Context } from '../../context.ts';
 import { builder } from '../builder.ts';
 import { DeletedRef } from './root.ts';
-import { ModelRef } from './models.ts';
 
 export const ProviderKindEnum = builder.enumType('ProviderKind', { values: PROVIDER_KINDS });
 
@@ -34,10 +32,6 @@ export const ProviderRef = builder.loadableNode('Provider', {
     headerNames: t.stringList({
       description: 'Names of the extra request headers set in `settings.headers`. Their values are sealed and never readable.',
       resolve: (provider, _args, context) => providers.headerNames(context.secrets, provider),
-    }),
-    models: t.field({
-      type: [ModelRef],
-      resolve: (provider, _args, context) => listModelsOfProvider(context.db, provider.id),
     }),
     createdAt: t.field({ type: 'DateTime', resolve: (provider) => provider.created_at }),
     updatedAt: t.field({ type: 'DateTime', resolve: (provider) => provider.updated_at }),
