@@ -47,7 +47,7 @@ const positionOf = (run: RunRow): Position => [run.state_version, 0];
 
 /**
  * Every feed of this process hands out the same objects for the same state, so that the GraphQL
- * layer can execute an update once for all subscribers of one audience (src/graphql/shared-execution.ts):
+ * layer can execute an update once for all subscribers of one audience (src/graphql/plugins/shared-execution.ts):
  * the row a step's progress makes of a row (every feed that saw the run start derives from the same
  * `started` row, so the chain stays shared), and the live update wrapping a row.
  */

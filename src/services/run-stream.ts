@@ -31,7 +31,7 @@ async function loadRun(db: Db, runId: string): Promise<RunRow> {
 
 /**
  * The stream event of a bus step, one object per (bus event, admin or not): every subscriber that
- * sees the same copy gets the same object, so its execution is shared (graphql/shared-execution.ts).
+ * sees the same copy gets the same object, so its execution is shared (graphql/plugins/shared-execution.ts).
  */
 const stepEvents = new WeakMap<object, { admin?: RunStreamEvent; filtered?: RunStreamEvent }>();
 function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, admin: boolean): RunStreamEvent {

@@ -11,7 +11,7 @@ const KINDS = `subscription($id: ID!) { runEvents(runId: $id) { __typename ... o
 type Received = { data?: { runEvents: { __typename: string; step?: { sequence: number; kind: string; content?: string | null } } }; errors?: { extensions: { code: string } }[] };
 
 /**
- * Subscribers of one run share one execution per event and audience (graphql/shared-execution.ts):
+ * Subscribers of one run share one execution per event and audience (graphql/plugins/shared-execution.ts):
  * what each receives must still be exactly what its own execution would give — its privacy view,
  * its fields, and the response-size refusal for every one of them.
  */

@@ -6,7 +6,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
 import { insertRun } from '../../src/db/repositories/runs.ts';
-import { QUERY_COST, queryCostOf } from '../../src/graphql/query-cost.ts';
+import { QUERY_COST, queryCostOf } from '../../src/graphql/plugins/query-cost.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
 import { MAX_PENDING_APPROVALS } from '../../src/services/approvals.ts';
 import { FEED_SNAPSHOT_SIZE } from '../../src/services/run-feeds.ts';

@@ -27,7 +27,7 @@ const STEP_FIELDS = 'sequence kind content contentRedacted contentLength toolNam
 const aliased = (count: number, selection: string) => Array.from({ length: count }, (_, index) => `a${index}: ${selection}`).join(' ');
 
 /**
- * Documents over the query cost (src/graphql/query-cost.ts): 20 runs × 50 steps read 1 000 step rows
+ * Documents over the query cost (src/graphql/plugins/query-cost.ts): 20 runs × 50 steps read 1 000 step rows
  * whether the page sizes are written, left to their defaults, passed as variables or hidden in
  * fragments.
  */

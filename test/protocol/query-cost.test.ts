@@ -16,7 +16,7 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRecords } from '../../src/db/repositories/records-seed.ts';
-import { pageSizeOf, QUERY_COST, queryCostOf } from '../../src/graphql/query-cost.ts';
+import { pageSizeOf, QUERY_COST, queryCostOf } from '../../src/graphql/plugins/query-cost.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
 import { DOCUMENTS, fencedBlocks } from '../docs/markdown.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -25,7 +25,7 @@ import { scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 import { RawSocket } from './raw-socket.ts';
 
 /**
- * The query cost (src/graphql/query-cost.ts) is calibrated on what dashboards ask for: the
+ * The query cost (src/graphql/plugins/query-cost.ts) is calibrated on what dashboards ask for: the
  * documented operations (README and docs/) and a page of steps with every field and the artifacts union must pass
  * and be answered; the abusive documents are refused in query-abuse.test.ts.
  */

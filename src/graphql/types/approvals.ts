@@ -4,7 +4,7 @@ import type { ToolCall } from '../../runtime/llm.ts';
 import { callOfPreview, type PendingCallPreview } from '../../runtime/approval.ts';
 import { MAX_PENDING_APPROVALS, pendingApprovals } from '../../services/approvals.ts';
 import { builder } from '../builder.ts';
-import { listSizeExtensions } from '../query-cost.ts';
+import { listSizeExtensions } from '../plugins/query-cost.ts';
 import { RunRef } from './runs.ts';
 
 /** The turn a run waits on: none of its calls has run. */

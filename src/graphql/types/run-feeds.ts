@@ -1,7 +1,7 @@
 import type { RunRow } from '../../db/database.ts';
 import { approvalRequests, FEED_SNAPSHOT_SIZE, runUpdates, type ApprovalRequest, type RunUpdate } from '../../services/run-feeds.ts';
 import { builder } from '../builder.ts';
-import { feedExtensions } from '../query-cost.ts';
+import { feedExtensions } from '../plugins/query-cost.ts';
 import { pendingCallsOf, PendingToolCallRef } from './approvals.ts';
 import { RunFilterInput, runFilterOf, RunRef } from './runs.ts';
 

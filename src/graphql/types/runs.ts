@@ -8,7 +8,7 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import { RUN_KINDS, RUN_STATUSES, TERMINATION_REASONS, type RunKind, type RunStatus, type TerminationReason } from '../../runtime/run.ts';
 import type { StoredStep } from '../../runtime/stored-step.ts';
 import { builder } from '../builder.ts';
-import { pageSizeExtensions, type PageSize } from '../query-cost.ts';
+import { pageSizeExtensions, type PageSize } from '../plugins/query-cost.ts';
 import { ConfigurationRef, PrivacyLevelEnum } from './configurations.ts';
 import { RunStepRef, type StepView } from './run-steps.ts';
 import { UserRef } from './users.ts';

@@ -1,6 +1,6 @@
 import { USAGE_DIMENSIONS, usageGroupsBound, usageSummary, type UsageGroupRow } from '../../services/usage-summary.ts';
 import { builder } from '../builder.ts';
-import { listSizeExtensions } from '../query-cost.ts';
+import { listSizeExtensions } from '../plugins/query-cost.ts';
 import { ConfigurationRef } from './configurations.ts';
 import { ModelRef } from './models.ts';
 import { UserRef } from './users.ts';

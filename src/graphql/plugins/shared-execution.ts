@@ -1,7 +1,7 @@
 import { execute } from '@graphql-tools/executor';
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { Context } from '../context.ts';
+import type { Context } from '../../context.ts';
 import { eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
