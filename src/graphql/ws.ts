@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Context, InitialContext } from '../context.ts';
@@ -9,6 +9,7 @@ import { bearerToken } from '../services/users.ts';
 import type { Actor } from '../tools/tool.ts';
 import { codeOf } from './errors.ts';
 import type { ClientErrorLog } from './plugins/log-client-errors.ts';
+import { attachGraphqlWs, createSharedFrames, type WsExtra } from './ws-transport.ts';
 import { FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON, type UserSessions } from './user-sessions.ts';
 
 /** The close reason of a websocket whose connection failed unexpectedly (the detail is logged). */
@@ -31,6 +32,8 @@ export interface GraphqlWsDeps {
   /** A bigger message closes the socket with 1009. */
   readonly maxMessageBytes: number;
   readonly maxSubscriptionsPerConnection: number;
+  /** Each socket is pinged this often and closed when it left the previous ping unanswered (default 12 s). */
+  readonly keepAliveMs?: number;
 }
 
 export interface GraphqlWs {
@@ -49,82 +52,83 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
   const { yoga, sessions, logger } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxMessageBytes });
 
-  const wsServer = useServer<Record<string, unknown>>(
-    {
-      connectionInitWaitTimeout: 3_000,
-      onConnect: async (ctx) => {
-        try {
-          const mark = sessions.mark();
-          const viewer = await deps.authenticate(bearerToken(ctx.connectionParams?.authorization));
-          return viewer !== null && sessions.addSocket(viewer.id, ctx.extra.socket, mark);
-        } catch (error) {
-          // graphql-ws would send the error's own message as the close reason; it may carry detail.
-          logger.error({ err: error }, 'could not authenticate a websocket connection');
-          throw new Error(INTERNAL_ERROR);
-        }
-      },
-      onSubscribe: async (ctx, id, payload) => {
-        // graphql-ws registers the id in ctx.subscriptions before this hook and removes it in every
-        // exit path (finished, client `complete`, refused here, socket closed), so the map is the
-        // exact set of open operations. Counting our own way through onComplete would leak: it is
-        // not called for operations refused with errors.
-        if (Object.keys(ctx.subscriptions).length > deps.maxSubscriptionsPerConnection) {
-          return [
-            new GraphQLError(`Too many concurrent subscriptions on this connection (limit ${deps.maxSubscriptionsPerConnection}).`, {
-              extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
-            }),
-          ];
-        }
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          connectionParams: ctx.connectionParams ?? {},
-          params: payload,
-        });
-        // Parse and validate run the envelop hooks (query limits); their errors describe the
-        // client's own document, so they are returned to it rather than closing the socket.
-        let document;
-        try {
-          document = parse(payload.query);
-          const errors = validate(schema, document);
-          if (errors.length > 0) return errors;
-        } catch (error) {
-          // A parse error that yoga's cache throws again skips the parse hooks: logged here.
-          const refusal = asGraphQLError(error, 'Invalid GraphQL document.');
-          logger.debug({ code: codeOf(refusal), error: refusal.message }, 'client error');
-          return [refusal];
-        }
-        let contextValue;
-        try {
-          contextValue = await contextFactory();
-        } catch (error) {
-          logger.error({ err: error }, 'could not build the context of a websocket operation');
-          return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
-        }
-        // Completed by the client meanwhile: graphql-ws drops errors of a gone id, and nothing starts.
-        if (!(id in ctx.subscriptions)) return [new GraphQLError('The operation was completed by the client.')];
-        // Every operation authenticates anew: a token refused since connect (rotated, its user
-        // deactivated or deleted, also by another instance) ends the socket as a bad one at connect would.
-        if ((contextValue as Context).viewer === null) {
-          ctx.extra.socket.close(FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON);
-          return [new GraphQLError('Authentication required: the token of this connection is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
-        }
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          operationName: payload.operationName ?? null,
-          variableValues: payload.variables ?? null,
-          contextValue,
-          rootValue: { execute, subscribe },
-        };
-        return args;
-      },
-      execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
-      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
-      onError: (_ctx, _id, _payload, errors) => {
-        logger.debug({ errors: errors.map((error) => error.message) }, 'graphql-ws operation error');
-      },
+  const frames = createSharedFrames();
+  const server = makeServer<Record<string, unknown>, WsExtra>({
+    connectionInitWaitTimeout: 3_000,
+    onConnect: async (ctx) => {
+      try {
+        const mark = sessions.mark();
+        const viewer = await deps.authenticate(bearerToken(ctx.connectionParams?.authorization));
+        return viewer !== null && sessions.addSocket(viewer.id, ctx.extra.socket, mark);
+      } catch (error) {
+        // graphql-ws would send the error's own message as the close reason; it may carry detail.
+        logger.error({ err: error }, 'could not authenticate a websocket connection');
+        throw new Error(INTERNAL_ERROR);
+      }
     },
-    wss,
-  );
+    onSubscribe: async (ctx, id, payload) => {
+      // graphql-ws registers the id in ctx.subscriptions before this hook and removes it in every
+      // exit path (finished, client `complete`, refused here, socket closed), so the map is the
+      // exact set of open operations. Counting our own way through onComplete would leak: it is
+      // not called for operations refused with errors.
+      if (Object.keys(ctx.subscriptions).length > deps.maxSubscriptionsPerConnection) {
+        return [
+          new GraphQLError(`Too many concurrent subscriptions on this connection (limit ${deps.maxSubscriptionsPerConnection}).`, {
+            extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+          }),
+        ];
+      }
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        connectionParams: ctx.connectionParams ?? {},
+        params: payload,
+      });
+      // Parse and validate run the envelop hooks (query limits); their errors describe the
+      // client's own document, so they are returned to it rather than closing the socket.
+      let document;
+      try {
+        document = parse(payload.query);
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+      } catch (error) {
+        // A parse error that yoga's cache throws again skips the parse hooks: logged here.
+        const refusal = asGraphQLError(error, 'Invalid GraphQL document.');
+        logger.debug({ code: codeOf(refusal), error: refusal.message }, 'client error');
+        return [refusal];
+      }
+      let contextValue;
+      try {
+        contextValue = await contextFactory();
+      } catch (error) {
+        logger.error({ err: error }, 'could not build the context of a websocket operation');
+        return [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+      }
+      // Completed by the client meanwhile: graphql-ws drops errors of a gone id, and nothing starts.
+      if (!(id in ctx.subscriptions)) return [new GraphQLError('The operation was completed by the client.')];
+      // Every operation authenticates anew: a token refused since connect (rotated, its user
+      // deactivated or deleted, also by another instance) ends the socket as a bad one at connect would.
+      if ((contextValue as Context).viewer === null) {
+        ctx.extra.socket.close(FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON);
+        return [new GraphQLError('Authentication required: the token of this connection is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
+      }
+      const args: ExecutionArgs = {
+        schema,
+        document,
+        operationName: payload.operationName ?? null,
+        variableValues: payload.variables ?? null,
+        contextValue,
+        rootValue: { execute, subscribe },
+      };
+      return args;
+    },
+    execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
+    subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+    // A result shared by many subscribers is serialised once (ws-transport.ts).
+    onNext: (ctx, id, _payload, _args, result) => frames.next(ctx.extra.socket, id, result),
+    onError: (_ctx, _id, _payload, errors) => {
+      logger.debug({ errors: errors.map((error) => error.message) }, 'graphql-ws operation error');
+    },
+  });
+  const transport = attachGraphqlWs(wss, server, frames, { keepAliveMs: deps.keepAliveMs ?? 12_000, logger });
 
   return {
     handleUpgrade: (request, socket, head) =>
@@ -133,9 +137,8 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
         logSocketErrors(ws, logger);
       }),
     dispose: async () => {
-      await wsServer.dispose();
+      await transport.dispose();
       for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }

@@ -1,0 +1,142 @@
+import { once } from 'node:events';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSchema, GraphQLError, type ExecutionResult } from 'graphql';
+import { makeServer } from 'graphql-ws';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { attachGraphqlWs, createSharedFrames, type WsExtra } from '../../src/graphql/ws-transport.ts';
+
+const silent = { error: () => undefined };
+
+/** A bare graphql-ws server on the transport (no Airlock around it): a `{ hello }` query. */
+async function serve(keepAliveMs: number): Promise<{ url: string; wss: WebSocketServer; close: () => Promise<void> }> {
+  const schema = buildSchema('type Query { hello: String }');
+  const wss = new WebSocketServer({ noServer: true });
+  const transport = attachGraphqlWs(wss, makeServer<Record<string, unknown>, WsExtra>({ schema, roots: { query: { hello: () => 'world' } }, connectionInitWaitTimeout: 100 }), createSharedFrames(), {
+    keepAliveMs,
+    logger: silent,
+  });
+  const http: HttpServer = createServer();
+  http.on('upgrade', (request, socket, head) => wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request)));
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  const url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  return {
+    url,
+    wss,
+    close: async () => {
+      await transport.dispose();
+      http.close();
+    },
+  };
+}
+
+/** A connection that has sent connection_init and received the ack. */
+async function connect(url: string, options: WebSocket.ClientOptions = {}): Promise<WebSocket> {
+  const socket = new WebSocket(url, 'graphql-transport-ws', options);
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ type: 'connection_init' }));
+  const [ack] = await once(socket, 'message');
+  expect(JSON.parse(String(ack))).toEqual({ type: 'connection_ack' });
+  return socket;
+}
+
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; !check(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
+  }
+}
+
+describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('should keep one keepalive timer for all its sockets, not one each', async () => {
+    const server = await serve(60_000);
+    cleanups.push(server.close);
+    const before = timers();
+    const sockets = await Promise.all(Array.from({ length: 50 }, () => connect(server.url)));
+    cleanups.push(() => sockets.forEach((socket) => socket.terminate()));
+    // graphql-ws's own wait for connection_init (a one-shot timer per socket, 100 ms here) ends;
+    // then an idle socket holds no timer (graphql-ws/use/ws kept an interval per socket).
+    await until(() => timers() - before < 5, 'the idle sockets to hold no timer each');
+  });
+
+  it('should close a socket that leaves a ping unanswered, and keep one that answers', async () => {
+    const server = await serve(50);
+    cleanups.push(server.close);
+    const answering = await connect(server.url);
+    const silentPeer = await connect(server.url, { autoPong: false });
+    cleanups.push(() => [answering, silentPeer].forEach((socket) => socket.terminate()));
+    let pings = 0;
+    answering.on('ping', () => pings++);
+    const [code] = (await once(silentPeer, 'close')) as [number];
+    expect(code).toBe(1006); // terminated, no close frame
+    const seen = pings;
+    await until(() => pings >= seen + 3, 'three more pings to the answering socket');
+    expect(answering.readyState).toBe(WebSocket.OPEN);
+    // It still speaks the protocol.
+    answering.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ hello }' } }));
+    const [next] = await once(answering, 'message');
+    expect(JSON.parse(String(next))).toEqual({ id: '1', type: 'next', payload: { data: { hello: 'world' } } });
+  });
+});
+
+describe('shared frames', () => {
+  // Stand-ins for sockets: the frames only use them as keys.
+  const socketA = {} as WebSocket;
+  const socketB = {} as WebSocket;
+
+  /** What graphql-ws would write for the placeholder `next` returns (its own stringifyMessage). */
+  const placeholderFrame = (id: string, payload: ExecutionResult) => JSON.stringify({ id, type: 'next', payload });
+
+  it('should serialise a result once for every subscriber of it, each frame with its own id', () => {
+    const frames = createSharedFrames();
+    let reads = 0;
+    const result: ExecutionResult = {
+      data: {
+        get step() {
+          reads++;
+          return { sequence: 7, content: 'héllo \u2028 "quoted"' };
+        },
+      },
+    };
+    const ids: [WebSocket, string][] = [
+      [socketA, '1'],
+      [socketA, '2'],
+      [socketB, 'a"b\\c\u2028d'],
+    ];
+    const written = ids.map(([socket, id]) => frames.splice(socket, placeholderFrame(id, frames.next(socket, id, result))));
+    expect(reads).toBe(1);
+    for (const [index, frame] of written.entries()) {
+      expect(JSON.parse(frame!.toString('utf8'))).toEqual({ id: ids[index]![1], type: 'next', payload: { data: { step: { sequence: 7, content: 'héllo \u2028 "quoted"' } } } });
+    }
+  });
+
+  it('should write errors as graphql-ws does (their JSON), and a new result anew', () => {
+    const frames = createSharedFrames();
+    const failed: ExecutionResult = { data: null, errors: [new GraphQLError('too large', { extensions: { code: 'RESPONSE_TOO_LARGE' } })] };
+    const frame = frames.splice(socketA, placeholderFrame('9', frames.next(socketA, '9', failed)));
+    expect(JSON.parse(frame!.toString('utf8'))).toEqual({ id: '9', type: 'next', payload: { data: null, errors: [{ message: 'too large', extensions: { code: 'RESPONSE_TOO_LARGE' } }] } });
+    const later = frames.splice(socketA, placeholderFrame('9', frames.next(socketA, '9', { data: { n: 2 } })));
+    expect(JSON.parse(later!.toString('utf8')).payload).toEqual({ data: { n: 2 } });
+  });
+
+  it('should leave every other frame as it is, a look-alike from another subscription included', () => {
+    const frames = createSharedFrames();
+    expect(frames.splice(socketA, JSON.stringify({ id: '1', type: 'complete' }))).toBeNull();
+    expect(frames.splice(socketA, JSON.stringify({ type: 'connection_ack' }))).toBeNull();
+    const placeholder = frames.next(socketA, '1', { data: { n: 1 } });
+    // The same placeholder for an id (or a socket) that has nothing waiting: not spliced.
+    expect(frames.splice(socketA, placeholderFrame('2', placeholder))).toBeNull();
+    expect(frames.splice(socketB, placeholderFrame('1', placeholder))).toBeNull();
+    // Spliced once: the waiting payload is used up.
+    expect(frames.splice(socketA, placeholderFrame('1', placeholder))).not.toBeNull();
+    expect(frames.splice(socketA, placeholderFrame('1', placeholder))).toBeNull();
+  });
+});
