@@ -90,9 +90,10 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   // Looked up only when a new cluster is made without a dump (a restart reads nothing).
   const clusterTemplate = () => (options.clusterTemplate === undefined ? installedClusterTemplate() : options.clusterTemplate);
   if (dataPath === 'memory://') {
-    const open = (dump: Blob | undefined) => openPGlite(dataPath, dump);
+    const open = (dump: Blob | string | undefined) => openPGlite(dataPath, dump);
     const template = options.pgliteTemplate ? null : clusterTemplate();
-    const installed = template === null ? null : readDump(path.join(template, (await migratedIsCurrent(template)) ? TEMPLATE_MIGRATED_DUMP : TEMPLATE_DUMP));
+    // The dump's file, read by the database's thread (never a copy in this one).
+    const installed = template === null ? null : existingFile(path.join(template, (await migratedIsCurrent(template)) ? TEMPLATE_MIGRATED_DUMP : TEMPLATE_DUMP));
     const client = installed
       ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
       : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
@@ -129,8 +130,8 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
   }
 }
 
-/** The server's PGlite (PGLITE_START_PARAMS) in a thread of its own, from `dump` when one is given. */
-function openPGlite(dataPath: string, dump: Blob | undefined): Promise<PGliteThread> {
+/** The server's PGlite (PGLITE_START_PARAMS) in a thread of its own, from `dump` (a Blob or a file) when one is given. */
+function openPGlite(dataPath: string, dump: Blob | string | undefined): Promise<PGliteThread> {
   return openPGliteThread(dataPath, { startParams: PGLITE_START_PARAMS, ...(dump ? { dump } : {}) });
 }
 
@@ -191,13 +192,7 @@ async function copyTemplateCluster(template: string, target: string): Promise<bo
   }
 }
 
-const readDump = (file: string): Blob | null => {
-  try {
-    return new Blob([readFileSync(file)]);
-  } catch {
-    return null;
-  }
-};
+const existingFile = (file: string): string | null => (existsSync(file) ? file : null);
 
 /**
  * Writes a template folder at `folder`: a pristine cluster made by initdb in a child process and its

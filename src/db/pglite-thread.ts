@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { DUMP_LOADING } from './pglite-dump-loading.ts';
 
 /**
  * The embedded database in a worker thread of its own. PGlite runs PostgreSQL as WebAssembly, and a
@@ -23,8 +24,12 @@ export interface PGliteThread {
 export interface PGliteThreadOptions {
   /** Appended to PGlite's own start parameters. */
   readonly startParams: readonly string[];
-  /** A data-directory dump to start a new database from (PGlite's `loadDataDir`). */
-  readonly dump?: Blob;
+  /**
+   * A data-directory dump (PGlite's `dumpDataDir`) to start a new database from: a Blob, or the
+   * path of the file that holds it, which the database's thread reads (the server's thread never
+   * holds a copy). How the thread loads it: pglite-dump-loading.ts.
+   */
+  readonly dump?: Blob | string;
 }
 
 /**
@@ -33,6 +38,7 @@ export interface PGliteThreadOptions {
  */
 const WORKER_PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
+${DUMP_LOADING}
 const describe = (error) => {
   const described = { message: error instanceof Error ? error.message : String(error), name: error instanceof Error ? error.name : 'Error' };
   if (error && typeof error === 'object') {
@@ -45,8 +51,10 @@ const describe = (error) => {
 (async () => {
   let client;
   try {
-    const { PGlite } = await import(workerData.pglite);
-    const dump = workerData.dump ? { loadDataDir: new Blob([workerData.dump]) } : {};
+    const { PGlite, MemoryFS } = await import(workerData.pglite);
+    const dump = await dumpOptions(PGlite, MemoryFS, workerData.dataPath, workerData.dump);
+    // workerData lives as long as the thread: it must not keep the dump.
+    workerData.dump = undefined;
     const compiled = workerData.module ? { pgliteWasmModule: workerData.module } : {};
     client = await PGlite.create(workerData.dataPath, { startParams: [...PGlite.defaultStartParams, ...workerData.startParams], ...dump, ...compiled });
   } catch (error) {
@@ -102,15 +110,14 @@ function pgliteModule(pglite: string): Promise<WebAssembly.Module | undefined> {
 
 /** Opens the database in a new worker thread; rejects with PGlite's error when it does not open. */
 export async function openPGliteThread(dataPath: string, options: PGliteThreadOptions): Promise<PGliteThread> {
-  const dump = options.dump ? await options.dump.arrayBuffer() : undefined;
   const pglite = import.meta.resolve('@electric-sql/pglite');
   const module = await pgliteModule(pglite);
   const worker = new Worker(WORKER_PROGRAM, {
     eval: true,
     // Plain JavaScript: none of the process's loader flags (tsx's hooks under `npm test`).
     execArgv: [],
-    workerData: { pglite, dataPath, startParams: [...options.startParams], dump, module },
-    transferList: dump ? [dump] : [],
+    // A Blob crosses by reference to its bytes, not by a copy.
+    workerData: { pglite, dataPath, startParams: [...options.startParams], dump: options.dump, module },
   });
   const pending = new Map<number, { resolve(reply: ResultReply): void; reject(error: unknown): void }>();
   let nextId = 1;

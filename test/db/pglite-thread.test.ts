@@ -61,6 +61,12 @@ describe('PGlite in a worker thread', () => {
     await expect(other.query('select 1')).rejects.toThrow('the embedded database is closed');
   }, 60_000);
 
+  it('should reject the opening when the dump is cut short (the caller then makes the cluster another way)', async () => {
+    const template = pgliteTemplate();
+    const cut = template.slice(0, Math.floor(template.size / 2 / 512) * 512 + 100);
+    await expect(openPGliteThread('memory://', { startParams: [], dump: cut })).rejects.toThrow('the dump is damaged');
+  }, 60_000);
+
   it('should reject the opening with PGlite’s error when the dump is not a database', async () => {
     await expect(openPGliteThread('memory://', { startParams: [], dump: new Blob(['not a cluster']) })).rejects.toThrow();
   }, 60_000);
