@@ -9,6 +9,7 @@ import { createToolData } from './db/repositories/tool-data.ts';
 import type { ToolData } from './tools/data.ts';
 import { createRunWriter, type RunWriter } from './db/run-batch-writer.ts';
 import { createRunEventBus, type RunEventBus } from './runtime/events.ts';
+import { createTimerWheel } from './runtime/timer-wheel.ts';
 import { confirmCancellation, runCancellationSchema, type RunCancellation } from './services/run-host/cancellation.ts';
 import { createRunHost, type RunHost } from './services/run-host/run-host.ts';
 import type { RedisTransport } from './cluster/redis.ts';
@@ -263,7 +264,7 @@ function catalogDepsOf({ db, registry, secrets, scrubber, logger, config, mcpCat
 /** What the GraphQL layer receives: the collaborators its resolvers use, no more. */
 function graphqlDepsOf(services: AppServices): GraphqlDeps {
   const { db, registry, secrets, scrubber, logger, bus, revocations, runHost } = services;
-  return { db, registry, secrets, scrubber, logger, bus, revocations, runHost, mcpCatalog: catalogDepsOf(services) };
+  return { db, registry, secrets, scrubber, logger, bus, revocations, runHost, mcpCatalog: catalogDepsOf(services), timers: createTimerWheel() };
 }
 
 /** What `/mcp` receives. */

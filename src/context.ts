@@ -8,6 +8,7 @@ import type { UserRevocations } from './services/user-revocations.ts';
 import type { McpCatalogDeps } from './services/mcp-catalog.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import type { Actor } from './tools/tool.ts';
+import type { TimerWheel } from './runtime/timer-wheel.ts';
 
 /**
  * What the GraphQL layer receives of the app: exactly the collaborators its resolvers and the
@@ -30,6 +31,8 @@ export interface GraphqlDeps {
   readonly runHost: RunHost;
   /** The imported MCP servers' catalogue: what their mutations store, reload and announce. */
   readonly mcpCatalog: McpCatalogDeps;
+  /** One timer for the deadlines of every live feed (the runs list's coalescing windows). */
+  readonly timers: TimerWheel;
 }
 
 /** The GraphQL context, identical for HTTP and websocket operations: the viewer beside the layer's deps. */

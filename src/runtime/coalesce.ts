@@ -30,14 +30,21 @@ export function createCoalescingOutbox<Key, Value>(options: {
   readonly maxPending: number;
   /** Default `performance.now()`. */
   readonly now?: () => number;
+  /**
+   * Runs a callback after a delay, returning its cancellation: the instance's timer wheel
+   * (timer-wheel.ts), so that thousands of outboxes share one timer. Default: one `setTimeout` each.
+   */
+  readonly schedule?: (delayMs: number, run: () => void) => () => void;
 }): CoalescingOutbox<Key, Value> {
   const { windowMs, maxPending } = options;
   const now = options.now ?? (() => performance.now());
+  const schedule = options.schedule ?? defaultSchedule;
   const waiting = new Map<Key, { value: Value; last: boolean }>();
   /** When each key was last delivered; dropped once its window is over and it is offered again, or after its last value. */
   const lastSent = new Map<Key, number>();
   const due = new Set<Key>();
-  const timers = new Map<Key, NodeJS.Timeout>();
+  /** Per key waiting for its window's end: the cancellation of that deadline. */
+  const timers = new Map<Key, () => void>();
   let reader: ((result: IteratorResult<{ key: Key; value: Value }>) => void) | null = null;
   let rejectReader: ((error: Error) => void) | null = null;
   let failure: Error | null = null;
@@ -63,7 +70,7 @@ export function createCoalescingOutbox<Key, Value>(options: {
   };
 
   const clear = () => {
-    for (const timer of timers.values()) clearTimeout(timer);
+    for (const cancel of timers.values()) cancel();
     timers.clear();
     waiting.clear();
     due.clear();
@@ -84,7 +91,7 @@ export function createCoalescingOutbox<Key, Value>(options: {
       waiting.set(key, { value, last });
       if (due.has(key)) return; // delivered at its turn, with the latest value
       if (urgent) {
-        clearTimeout(timers.get(key));
+        timers.get(key)?.();
         timers.delete(key);
         markDue(key);
         return;
@@ -99,10 +106,10 @@ export function createCoalescingOutbox<Key, Value>(options: {
       }
       timers.set(
         key,
-        setTimeout(() => {
+        schedule(wait, () => {
           timers.delete(key);
           markDue(key);
-        }, wait),
+        }),
       );
     },
     sent(key) {
@@ -138,4 +145,9 @@ export function createCoalescingOutbox<Key, Value>(options: {
       return waiting.size;
     },
   };
+}
+
+function defaultSchedule(delayMs: number, run: () => void): () => void {
+  const timer = setTimeout(run, delayMs);
+  return () => clearTimeout(timer);
 }

@@ -4,6 +4,7 @@ import { listRuns } from '../db/repositories/run-list.ts';
 import { findRunsByIds } from '../db/repositories/runs.ts';
 import type { Logger } from '../logger.ts';
 import { createCoalescingOutbox } from '../runtime/coalesce.ts';
+import type { TimerWheel } from '../runtime/timer-wheel.ts';
 import { SUBSCRIBER_BUFFER, type RunBusEvent, type RunEventBus } from '../runtime/events.ts';
 import type { Suspension } from '../runtime/approval.ts';
 import type { Actor } from '../tools/tool.ts';
@@ -16,6 +17,8 @@ export interface RunFeedDeps {
   readonly bus: RunEventBus<RunRow>;
   readonly secrets: SecretBox;
   readonly logger: Logger;
+  /** The instance's timer wheel: every feed's coalescing windows on one timer (default: a timer per window). */
+  readonly timers?: TimerWheel;
 }
 
 /** Runs in a feed's snapshot (newest first for `runUpdates`, oldest first for `approvalRequests`). */
@@ -109,6 +112,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
   const outbox = createCoalescingOutbox<string, RunRow>({
     windowMs: options.windowMs ?? RUN_UPDATE_WINDOW_MS,
     maxPending: options.maxPendingRuns ?? SUBSCRIBER_BUFFER,
+    ...(deps.timers ? { schedule: deps.timers.schedule } : {}),
   });
   /** Open runs this feed knows: their last accepted row and its position. */
   const known = new Map<string, { row: RunRow; position: Position; shown: boolean }>();
