@@ -1,8 +1,8 @@
 /**
- * Preloaded into the Airlock server by the memory workload only (`--expose-gc --import
+ * Preloaded into the Airlock server by workload 4 and the load scenario only (`--expose-gc --import
  * ./bench/lib/memory-probe.ts`, BENCH_MEMORY_REPORT=<file>): on SIGUSR2 it runs a full garbage
  * collection and writes `process.memoryUsage()` to that file, so the harness can read a settled heap
- * and RSS from outside. Nothing in src/ knows about it.
+ * and RSS from outside (`settled-memory.ts`). Nothing in src/ knows about it.
  */
 import { writeFileSync } from 'node:fs';
 

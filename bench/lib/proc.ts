@@ -16,6 +16,12 @@ export function cpuMs(pid: number): number | null {
   }
 }
 
+/** CPU of several processes together (null when one cannot be read). */
+export function totalCpuMs(pids: readonly number[]): number | null {
+  const each = pids.map(cpuMs);
+  return each.some((value) => value === null) ? null : each.reduce<number>((sum, value) => sum + value!, 0);
+}
+
 /** `cpuMs` of each pid that can be read, by pid. */
 export function cpuMsByPid(pids: readonly number[]): Map<number, number> {
   return new Map(

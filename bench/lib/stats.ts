@@ -11,6 +11,18 @@ export function quantile(values: readonly number[], q: number): number {
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
 
+/** The three figures a latency is reported by. */
+export interface Quantiles {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** p50, p99 and the maximum of `values` (each NaN when there are none). */
+export function quantiles(values: readonly number[]): Quantiles {
+  return { p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: values.length === 0 ? Number.NaN : Math.max(...values) };
+}
+
 /** `value` with a sensible number of digits for a table cell. */
 export function fmt(value: number | null | undefined, digits?: number): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';

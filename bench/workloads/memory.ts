@@ -8,12 +8,13 @@
  * (reading at N − reading at 0) / N, for RSS and for the V8 heap; churn growth compares the reading
  * after the churn with the one after a warm-up churn of a tenth of it.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createWaitingConfiguration, postgresAvailable, startAirlock, type DbKind } from '../lib/airlock.ts';
 import { startDriver, startServer } from '../lib/children.ts';
 import { progress, progressDone } from '../lib/progress.ts';
+import { MEMORY_PROBE_NODE_ARGS, readSettledMemory } from '../lib/settled-memory.ts';
 import { fmt, renderTable } from '../lib/stats.ts';
 
 export interface MemoryOptions {
@@ -36,8 +37,6 @@ export interface MemoryResult {
   readonly table: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function runMemory(options: MemoryOptions): Promise<MemoryResult> {
   const kind: DbKind = (await postgresAvailable()) ? 'postgres' : 'pglite';
   const reportFile = path.join(tmpdir(), `airlock-bench-memory-${process.pid}.json`);
@@ -49,22 +48,11 @@ export async function runMemory(options: MemoryOptions): Promise<MemoryResult> {
     fakeBaseUrl,
     k: 3,
     env: { BENCH_MEMORY_REPORT: reportFile, LOG_LEVEL: 'warn' },
-    nodeArgs: ['--expose-gc', '--import', 'tsx', '--import', './bench/lib/memory-probe.ts'],
+    nodeArgs: MEMORY_PROBE_NODE_ARGS,
   });
   const read = async (): Promise<Reading> => {
-    rmSync(reportFile, { force: true });
-    await sleep(1_000); // let closing sockets and their timers finish
-    process.kill(airlock.server.pid, 'SIGUSR2');
-    for (let attempt = 0; attempt < 100; attempt++) {
-      await sleep(50);
-      try {
-        const usage = JSON.parse(readFileSync(reportFile, 'utf8')) as Reading;
-        return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external };
-      } catch {
-        // not written yet
-      }
-    }
-    throw new Error('the memory probe did not answer');
+    const { rss, heapUsed, external } = await readSettledMemory(airlock.server.pid, reportFile, 5_000);
+    return { rss, heapUsed, external };
   };
   try {
     const configurationId = await createWaitingConfiguration(airlock, fakeBaseUrl, 590_000);
