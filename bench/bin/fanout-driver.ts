@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseMessage, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { serveDriver } from '../lib/children.ts';
+import { progress, progressDone } from '../lib/progress.ts';
 import { connectGraphqlWs, inPool } from '../lib/ws-client.ts';
 import { startInitiatorRuns, type StartedRuns } from '../workloads/fanout/initiator.ts';
 import { highestReceived, measureReceipts, newSubscriber, recordEvent, type CollectResult, type ReceivedEvent, type Subscriber } from '../workloads/fanout/receipts.ts';
@@ -38,6 +39,14 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
     await sleep(20);
   }
   return true;
+}
+
+/** A progress line every 1 000 sockets opened (the subscribers workload ramps to 10 000). */
+function countOpened(kind: string, opened: number, count: number): void {
+  if (opened % 1_000 === 0 || opened === count) {
+    progress(`[fanout-driver] ${kind}: ${opened}/${count} sockets open`);
+    progressDone();
+  }
 }
 
 function reset(): void {
@@ -76,11 +85,13 @@ function subscribeRunEvents(client: Client, subscriber: Subscriber, runId: strin
  */
 async function openAirlock(wsUrls: readonly string[], token: string, runIds: readonly string[], count: number): Promise<{ open: number }> {
   reset();
+  let opened = 0;
   subscribers = await inPool(count, 50, async (index) => {
     const subscriber = newSubscriber(index % runIds.length);
     subscriber.instance = Math.floor(index / runIds.length) % wsUrls.length;
     const client = await connectGraphqlWs(wsUrls[subscriber.instance]!, token);
     subscribeRunEvents(client, subscriber, runIds[subscriber.group]!);
+    countOpened('runEvents', ++opened, count);
     return subscriber;
   });
   // Started (the server holds its bus subscription) and the stored steps replayed.
@@ -94,6 +105,7 @@ async function openAirlock(wsUrls: readonly string[], token: string, runIds: rea
 // ── raw ws ─────────────────────────────────────────────────────────────────
 async function openRaw(url: string, groups: number, count: number): Promise<{ open: number }> {
   reset();
+  let opened = 0;
   subscribers = await inPool(count, 50, async (index) => {
     const subscriber = newSubscriber(index % groups);
     const socket = new WebSocket(`${url}/?group=${subscriber.group}`);
@@ -111,6 +123,7 @@ async function openRaw(url: string, groups: number, count: number): Promise<{ op
       socket.once('error', reject);
     });
     subscriber.started = true;
+    countOpened('raw ws', ++opened, count);
     subscriber.close = () =>
       new Promise<void>((resolve) => {
         if (socket.readyState === WebSocket.CLOSED) return resolve();

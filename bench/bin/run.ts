@@ -3,7 +3,7 @@
  * written with the machine, versions and command to `bench/results/latest.json`.
  *
  *   BENCH_QUICK=1 npm run bench            # ~30 s smoke run (small N, few repetitions)
- *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, mcp, footprint, durable
+ *   BENCH_ONLY=agent,micro npm run bench   # a subset: agent, fanout, persistence, memory, load, micro, runupdates, tracing, mcp, footprint, durable, subscribers
  *   BENCH_LOAD_SECONDS=120 npm run bench   # measured length of the load scenario (default 60 s, after a 60 s
  *                                          # warm-up: BENCH_LOAD_WARMUP_SECONDS; quick: 10 s after 5 s)
  *
@@ -30,10 +30,11 @@ import { runTracing } from '../workloads/tracing.ts';
 import { durableTargets, runDurable } from '../workloads/durable.ts';
 import { footprintTargets, runFootprint } from '../workloads/footprint.ts';
 import { runMcp, type McpResult } from '../workloads/mcp.ts';
+import { runSubscribers } from '../workloads/subscribers.ts';
 import { fmt, fmtRatio, ratio } from '../lib/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,mcp,footprint,durable').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'agent,fanout,persistence,memory,load,micro,runupdates,tracing,mcp,footprint,durable,subscribers').split(',').map((name) => name.trim()));
 
 interface WorkloadReport {
   readonly title: string;
@@ -191,6 +192,11 @@ async function main(): Promise<void> {
       cost: { runs: quick ? 40 : 100, k: 3, concurrency: 8, repetitions: quick ? 4 : 10, warmUpRuns: quick ? 40 : 300 },
     });
     return { table: result.table, targets: durableTargets(result), result };
+  });
+
+  await attempt('subscribers', `Subscribers — ${quick ? '1 000' : '10 000'} idle runUpdates vs bare ws connections, then one run fanned out to as many runEvents watchers vs bare ws`, async () => {
+    const result = await runSubscribers({ clients: quick ? 1_000 : 10_000, rounds: 3, latencyMs: 50, repetitions: quick ? 1 : 2, twoInstances: true });
+    return { table: result.table, targets: result.targets, result };
   });
 
   const latest = {

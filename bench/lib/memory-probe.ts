@@ -12,6 +12,8 @@ if (file) {
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     gc?.();
-    writeFileSync(file, JSON.stringify({ at: Date.now(), ...process.memoryUsage() }));
+    const resources: Record<string, number> = {};
+    for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;
+    writeFileSync(file, JSON.stringify({ at: Date.now(), ...process.memoryUsage(), resources }));
   });
 }

@@ -6,13 +6,15 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** `process.memoryUsage()` of the server after a full GC, bytes. */
+/** `process.memoryUsage()` of the server after a full GC, bytes, and the resources it holds. */
 export interface SettledMemory {
   readonly rss: number;
   readonly heapTotal: number;
   readonly heapUsed: number;
   readonly external: number;
   readonly arrayBuffers: number;
+  /** Active handles and requests by kind (`process.getActiveResourcesInfo()`), after the GC. */
+  readonly resources: Readonly<Record<string, number>>;
 }
 
 /** Node arguments that give the server a `gc()` and preload the probe. */
@@ -33,7 +35,7 @@ export async function readSettledMemory(pid: number, reportFile: string, timeout
     await sleep(POLL_MS);
     try {
       const usage = JSON.parse(readFileSync(reportFile, 'utf8')) as SettledMemory;
-      return { rss: usage.rss, heapTotal: usage.heapTotal, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      return { rss: usage.rss, heapTotal: usage.heapTotal, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, resources: usage.resources ?? {} };
     } catch {
       // not written yet
     }

@@ -20,7 +20,7 @@ export interface Quantiles {
 
 /** p50, p99 and the maximum of `values` (each NaN when there are none). */
 export function quantiles(values: readonly number[]): Quantiles {
-  return { p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: values.length === 0 ? Number.NaN : Math.max(...values) };
+  return { p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: values.length === 0 ? Number.NaN : values.reduce((highest, value) => Math.max(highest, value), Number.NEGATIVE_INFINITY) };
 }
 
 /** `value` with a sensible number of digits for a table cell. */

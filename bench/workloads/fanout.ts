@@ -79,7 +79,7 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
     const profileDir = process.env.BENCH_FANOUT_PROFILE_DIR;
     const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
     stops.push(() => airlock.stop());
-    const single: Deployment = { instances: [airlock], configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options), redisPid: null };
+    const single: Deployment = { instances: [airlock], configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options), redisPid: null, redisUrl: null };
     let cluster: Deployment | null = null;
     if (options.twoInstances && kind === 'postgres' && redisServerAvailable()) {
       step('starting a private redis-server and two Airlock instances on it');
@@ -89,7 +89,7 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
       stops.push(() => first.stop());
       const second = await joinAirlock(first);
       stops.push(() => second.stop());
-      cluster = { instances: [first, second], configurationId: await createPacedConfiguration(first, gate.baseUrl, options), redisPid: redis.pid };
+      cluster = { instances: [first, second], configurationId: await createPacedConfiguration(first, gate.baseUrl, options), redisPid: redis.pid, redisUrl: redis.url };
     } else if (options.twoInstances) {
       step('two instances not measured: they need PostgreSQL and redis-server');
     }

@@ -43,6 +43,8 @@ export interface CollectResult extends Defects {
   readonly liveEvents: number;
   readonly lagSamples: number;
   readonly lagMs: Quantiles;
+  /** Per live event, its last receipt − its first (over the subscribers of its run): quantiles over events. */
+  readonly spreadMs: Quantiles;
   /** p99 lag of the subscribers of each instance (index in `wsUrls`). */
   readonly p99ByInstance: readonly number[];
   readonly errors: readonly string[];
@@ -100,6 +102,7 @@ export function measureReceipts(
   expected: readonly (readonly number[])[],
 ): CollectResult {
   const lags: number[] = [];
+  const spreads: number[] = [];
   const lagsByInstance: number[][] = [];
   const schedule: { group: number; sequence: number; first: number; bytes: number }[] = [];
   let firstLive = Number.POSITIVE_INFINITY;
@@ -122,7 +125,9 @@ export function measureReceipts(
       if (receipts.length === 0) continue;
       const first = Math.min(...receipts.map((receipt) => receipt.time));
       firstLive = Math.min(firstLive, first);
-      lastLive = Math.max(lastLive, Math.max(...receipts.map((receipt) => receipt.time)));
+      const last = Math.max(...receipts.map((receipt) => receipt.time));
+      lastLive = Math.max(lastLive, last);
+      spreads.push(last - first);
       for (const { time, instance } of receipts) {
         lags.push(time - first);
         (lagsByInstance[instance] ??= []).push(time - first);
@@ -136,6 +141,7 @@ export function measureReceipts(
     liveEvents: schedule.length,
     lagSamples: lags.length,
     lagMs: quantiles(lags),
+    spreadMs: quantiles(spreads),
     p99ByInstance: Array.from(lagsByInstance, (instanceLags) => quantile(instanceLags ?? [], 0.99)),
     lost,
     duplicates: subscribers.reduce((sum, subscriber) => sum + subscriber.duplicates, 0),

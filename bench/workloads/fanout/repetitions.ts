@@ -5,6 +5,7 @@
  * latest Airlock repetition to the same number of clients.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import type { PlayResult, ScheduledFrame } from '../../bin/raw-broadcast.ts';
 import type { AirlockUnderTest } from '../../lib/airlock.ts';
 import type { Driver } from '../../lib/children.ts';
@@ -22,6 +23,8 @@ export interface FanoutSample extends Omit<CollectResult, 'schedule'> {
   readonly serverCpuMs: number | null;
   /** Two instances only: CPU of redis-server over the same span. */
   readonly redisCpuMs?: number | null;
+  /** Two instances only: PUBLISH commands Redis processed over the same span (`INFO commandstats`). */
+  readonly redisPublishes?: number | null;
   /** Raw only: how late the broadcaster's timer fired at worst. */
   readonly lateMs?: number;
 }
@@ -31,6 +34,19 @@ export interface Deployment {
   readonly instances: readonly AirlockUnderTest[];
   readonly configurationId: string;
   readonly redisPid: number | null;
+  readonly redisUrl: string | null;
+}
+
+/** PUBLISH commands `url` has processed since it started (`cmdstat_publish:calls=…`). */
+async function publishCalls(url: string | null): Promise<number | null> {
+  if (url === null) return null;
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    return Number(/cmdstat_publish:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** The stored step sequences of a run, read back over GraphQL once it has finished, page by page (100 at most). */
@@ -74,12 +90,14 @@ export async function airlockRepetition(
   const pids = deployment.instances.map((instance) => instance.server.pid);
   const cpuBefore = totalCpuMs(pids);
   const redisBefore = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
+  const publishesBefore = await publishCalls(deployment.redisUrl);
   await gate.release(options.latencyMs / options.runs);
   await driver.request({ type: 'finish-runs' });
   const expected = await Promise.all(runIds.map((runId) => storedSequences(first!, runId)));
   const collected = await driver.request<CollectResult>({ type: 'collect', expected, timeoutMs: 30_000 });
   const cpuAfter = totalCpuMs(pids);
   const redisAfter = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
+  const publishesAfter = await publishCalls(deployment.redisUrl);
   const { schedule, ...figures } = collected;
   return {
     sample: {
@@ -88,6 +106,7 @@ export async function airlockRepetition(
       liveAbove,
       serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
       redisCpuMs: redisBefore === null || redisAfter === null ? null : redisAfter - redisBefore,
+      redisPublishes: publishesBefore === null || publishesAfter === null ? null : publishesAfter - publishesBefore,
       ...figures,
     },
     frames: schedule,
