@@ -37,7 +37,7 @@ describe.each(WIRES)('$name adapter conformance', (wire) => {
   beforeEach(() => {
     server.requests.length = 0;
   });
-  const provider = (timeoutMs = 5_000) => wire.createProvider(server, { apiKey: KEY, timeoutMs });
+  const provider = (timeoutMs = 5_000) => wire.adapter(server, { apiKey: KEY, timeoutMs });
 
   it('should answer a plain completion with NO tools field, the model id, the system prompt and the key', async () => {
     server.enqueue({ reply: { content: 'Twenty.', usage: { promptTokens: 12, completionTokens: 3 } } });

@@ -15,7 +15,7 @@ export interface WireFixture {
   baseUrl(server: FakeServer): string;
   start(): Promise<FakeServer>;
   /** The adapter pointed at the fake (base URL, a test key, a short timeout for the timeout scenario). */
-  createProvider(server: FakeServer, options: { apiKey: string; timeoutMs: number }): LlmProvider;
+  adapter(server: FakeServer, options: { apiKey: string; timeoutMs: number }): LlmProvider;
   /** What the adapter sent, in neutral terms. */
   read(request: RecordedRequest): SentRequest;
   /** Where the key travels on this wire (e.g. `authorization` header, `x-api-key`, `x-goog-api-key`). */
