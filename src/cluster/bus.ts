@@ -38,10 +38,13 @@ const runRowSchema = z.looseObject({
 });
 const usage = z.object({ promptTokens: z.number(), completionTokens: z.number(), cost: z.number() });
 const payload = z.record(z.string(), z.unknown());
+/** The publishing instance's clock (epoch ms), delivered unchanged. */
+const publishedAt = z.number().finite().nonnegative();
 const eventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('started'), runId: z.string(), run: runRowSchema }),
+  z.object({ type: z.literal('started'), runId: z.string(), publishedAt, run: runRowSchema }),
   z.object({
     type: z.literal('step'),
+    publishedAt,
     runId: z.string(),
     sequence: z.number().int().positive(),
     stateVersion: z.number().int(),
@@ -51,6 +54,7 @@ const eventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('suspended'),
+    publishedAt,
     runId: z.string(),
     calls: z.array(z.looseObject({ id: z.string(), name: z.string() })),
     previews: z.array(payload),
@@ -59,6 +63,7 @@ const eventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('decided'),
+    publishedAt,
     runId: z.string(),
     digest: z.string(),
     approved: z.boolean(),
@@ -67,12 +72,13 @@ const eventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('resumed'),
+    publishedAt,
     runId: z.string(),
     fromSequence: z.number().int().positive(),
     reason: z.enum(RESUME_REASONS),
     run: runRowSchema,
   }),
-  z.object({ type: z.literal('finished'), runId: z.string(), finalContent: z.string().nullable(), run: runRowSchema.nullable() }),
+  z.object({ type: z.literal('finished'), runId: z.string(), publishedAt, finalContent: z.string().nullable(), run: runRowSchema.nullable() }),
 ]);
 
 function decodeEvent(key: string, body: string): RunBusEvent<RunRow> | null {
@@ -112,7 +118,7 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
   transport.onMessage('events', (key, body) => {
     if (!local.hasSubscribers(key)) return;
     const event = decodeEvent(key, body);
-    if (event) return local.publish(event);
+    if (event) return local.deliver(event);
     if (rejected++ === 0) options.logger.warn({ runId: key.slice(0, 64) }, 'dropped a malformed run event from Redis (logged once)');
   });
   transport.onLost(() => local.interrupt(dependsOnOthers, new EventBusUnavailableError(LOST)));
@@ -131,8 +137,9 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
       // A parked run is driven by nobody until an instance claims it (`decided`).
       if (event.type === 'finished' || event.type === 'suspended') driven.delete(event.runId);
       else if (event.type === 'started' || event.type === 'decided' || event.type === 'resumed') driven.add(event.runId);
-      local.publish(event);
-      transport.publish('events', event.runId, JSON.stringify(event));
+      // Stamped once, here, by the local bus: the other instances receive this very time.
+      const published = local.publish(event);
+      transport.publish('events', event.runId, JSON.stringify(published));
     },
     subscribe(runId, subscribeOptions) {
       if (subscribeOptions?.drivenHere) driven.add(runId);

@@ -24,7 +24,21 @@ export type ResumeReason = (typeof RESUME_REASONS)[number];
  * the stored run row (the service layer's type; the runtime only passes it along): the events that
  * change it carry it, so no reader has to load it again.
  */
-export type RunBusEvent<Run = unknown> =
+export type RunBusEvent<Run = unknown> = RunBusEventDraft<Run> & {
+  /**
+   * When the event was published on the bus (epoch ms, the publishing instance's clock): stamped by
+   * the bus that first received it (createRunEventBus's `publish`), kept unchanged by every
+   * instance it reaches over Redis; readers measure their lag from it.
+   */
+  readonly publishedAt: number;
+};
+
+/**
+ * An event as its publisher hands it to the bus. The bus stamps `publishedAt` itself, not each of
+ * the dozen publishers: one clock reading, taken as late as possible, before any subscriber sees
+ * the event (all of them share the one stamped object).
+ */
+export type RunBusEventDraft<Run = unknown> =
   | { readonly type: 'started'; readonly runId: string; /** The run as created (RUNNING). */ readonly run: Run }
   | {
       readonly type: 'step';
@@ -87,7 +101,8 @@ export type RunBusEvent<Run = unknown> =
  * one (src/cluster/bus.ts) implements the same interface for several instances.
  */
 export interface RunEventBus<Run = unknown> {
-  publish(event: RunBusEvent<Run>): void;
+  /** Stamps the event's `publishedAt` (now) and delivers it. */
+  publish(event: RunBusEventDraft<Run>): void;
   /**
    * Events of one run from now on; `return()` unsubscribes. `drivenHere`: the caller is about to
    * drive this run in this process, so its events never depend on another instance.
@@ -136,6 +151,10 @@ export class EventBusUnavailableError extends DomainError {
  * depend on the other instances.
  */
 export interface LocalRunEventBus<Run = unknown> extends RunEventBus<Run> {
+  /** Returns the event as delivered: stamped, the one object every subscriber here receives. */
+  publish(event: RunBusEventDraft<Run>): RunBusEvent<Run>;
+  /** Delivers an event published elsewhere (another instance), keeping its `publishedAt`. */
+  deliver(event: RunBusEvent<Run>): void;
   /** True when a subscriber of this run, or of every run, is open here. */
   hasSubscribers(runId: string): boolean;
   /**
@@ -233,11 +252,18 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
     return iterator;
   };
 
+  const deliverToAll = (event: RunBusEvent<Run>) => {
+    for (const channel of topics.get(event.runId) ?? []) deliver(event.runId, channel, event);
+    for (const channel of everyRun) deliver(ALL, channel, event);
+  };
+
   return {
-    publish(event) {
-      for (const channel of topics.get(event.runId) ?? []) deliver(event.runId, channel, event);
-      for (const channel of everyRun) deliver(ALL, channel, event);
+    publish(draft) {
+      const event = { ...draft, publishedAt: Date.now() } as RunBusEvent<Run>;
+      deliverToAll(event);
+      return event;
     },
+    deliver: deliverToAll,
     subscribe: (runId) => open(runId, null),
     subscribeAll: (options) => open(ALL, options?.types ? new Set(options.types) : null),
     subscriberCount: () => subscribers,

@@ -30,6 +30,11 @@ export interface RunUpdate {
   /** The run as stored, with its progress (iterations, usage so far) while it runs. */
   readonly run: RunRow;
   readonly snapshot: boolean;
+  /**
+   * When the bus event that produced this update was published (epoch ms, its instance's clock);
+   * for updates that folded several events, the newest one's. Null for snapshot rows.
+   */
+  readonly publishedAt: number | null;
 }
 
 export interface FeedOptions {
@@ -52,13 +57,14 @@ const positionOf = (run: RunRow): Position => [run.state_version, 0];
  * Every feed of this process hands out the same objects for the same state, so that the GraphQL
  * layer can execute an update once for all subscribers of one audience (src/graphql/plugins/shared-execution.ts):
  * the row a step's progress makes of a row (every feed that saw the run start derives from the same
- * `started` row, so the chain stays shared), and the live update wrapping a row.
+ * `started` row, so the chain stays shared), and the live update wrapping a row. A row comes from
+ * one bus event (it carried the row, or its progress derived it), so its update has one `publishedAt`.
  */
 const progressedRows = new WeakMap<RunRow, { readonly event: object; readonly row: RunRow }>();
 const liveUpdates = new WeakMap<RunRow, RunUpdate>();
-const liveUpdateOf = (run: RunRow): RunUpdate => {
+const liveUpdateOf = (run: RunRow, publishedAt: number): RunUpdate => {
   let update = liveUpdates.get(run);
-  if (!update) liveUpdates.set(run, (update = { run, snapshot: false }));
+  if (update?.publishedAt !== publishedAt) liveUpdates.set(run, (update = { run, snapshot: false, publishedAt }));
   return update;
 };
 
@@ -109,7 +115,8 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     await events.return?.();
     throw error;
   }
-  const outbox = createCoalescingOutbox<string, RunRow>({
+  // Coalescing keeps the newest update of a run: its row and the time of the event that made it.
+  const outbox = createCoalescingOutbox<string, RunUpdate>({
     windowMs: options.windowMs ?? RUN_UPDATE_WINDOW_MS,
     maxPending: options.maxPendingRuns ?? SUBSCRIBER_BUFFER,
     ...(deps.timers ? { schedule: deps.timers.schedule } : {}),
@@ -123,7 +130,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
   /** Settled runs the snapshot showed (at most snapshotSize): nothing of their history is news. */
   const settledInSnapshot = new Map(snapshot.filter((row) => !known.has(row.id)).map((row) => [row.id, positionOf(row)]));
 
-  const accept = (row: RunRow, position: Position, last: boolean) => {
+  const accept = (row: RunRow, position: Position, last: boolean, publishedAt: number) => {
     const shownSettled = settledInSnapshot.get(row.id);
     if (shownSettled && !after(position, shownSettled)) return;
     const entry = known.get(row.id);
@@ -133,13 +140,13 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     else known.set(row.id, { row, position, shown: matches || false });
     // A change of status is what a list is for: it goes out at once; progress waits for its window.
     const statusChanged = entry === undefined || entry.row.status !== row.status;
-    if (matches || entry?.shown) outbox.offer(row.id, row, last, statusChanged);
+    if (matches || entry?.shown) outbox.offer(row.id, liveUpdateOf(row, publishedAt), last, statusChanged);
   };
 
   const fold = async (event: RunBusEvent<RunRow>) => {
     switch (event.type) {
       case 'started':
-        return accept(event.run, positionOf(event.run), false);
+        return accept(event.run, positionOf(event.run), false, event.publishedAt);
       case 'step': {
         const entry = known.get(event.runId);
         if (!entry) return;
@@ -157,16 +164,16 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
           };
           progressedRows.set(entry.row, (derived = { event, row }));
         }
-        return accept(derived.row, [event.stateVersion, event.sequence], false);
+        return accept(derived.row, [event.stateVersion, event.sequence], false, event.publishedAt);
       }
       case 'suspended':
       case 'decided':
       case 'resumed':
-        return accept(event.run, positionOf(event.run), false);
+        return accept(event.run, positionOf(event.run), false, event.publishedAt);
       case 'finished': {
         const run = event.run ?? (await findRunsByIds(deps.db, [event.runId]))[0];
         if (!run) return;
-        return accept(run, positionOf(run), true);
+        return accept(run, positionOf(run), true, event.publishedAt);
       }
     }
   };
@@ -191,11 +198,11 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       const row = snapshotLeft.shift();
       if (row) {
         outbox.sent(row.id);
-        return { value: { run: row, snapshot: true }, done: false };
+        return { value: { run: row, snapshot: true, publishedAt: null }, done: false };
       }
       if (!pumping) void pump();
       const next = await outbox.next();
-      return next.done ? next : { value: liveUpdateOf(next.value.value), done: false };
+      return next.done ? next : { value: next.value.value, done: false };
     },
     () => {
       snapshotLeft = [];

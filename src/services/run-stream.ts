@@ -14,14 +14,19 @@ export interface RunStreamDeps {
   readonly runHost: Pick<RunHost, 'start' | 'replay' | 'subscribe' | 'suspendedState'>;
 }
 
-/** What one watcher of a run receives, in order: the run, its steps, its parks, its end. */
-export type RunStreamEvent =
+/**
+ * What one watcher of a run receives, in order: the run, its steps, its parks, its end. `publishedAt`:
+ * the bus event's publication time (epoch ms) for what arrives live; null for what is read from
+ * storage (the replay, a gap filled, the state of a parked or settled run).
+ */
+export type RunStreamEvent = { readonly publishedAt: number | null } & (
   | { readonly kind: 'started'; readonly run: RunRow }
   | { readonly kind: 'step'; readonly view: { readonly runId: string; readonly sequence: number; readonly step: StoredStep } }
   | { readonly kind: 'suspended'; readonly run: RunRow; readonly turn: Pick<Suspension, 'digest' | 'calls' | 'previews'> }
   /** Another process took the run over; its next step is `fromSequence`, every step before it was delivered. */
   | { readonly kind: 'resumed'; readonly run: RunRow; readonly fromSequence: number; readonly reason: ResumeReason }
-  | { readonly kind: 'finished'; readonly run: RunRow };
+  | { readonly kind: 'finished'; readonly run: RunRow }
+);
 
 async function loadRun(db: Db, runId: string): Promise<RunRow> {
   const [run] = await findRunsByIds(db, [runId]);
@@ -38,7 +43,11 @@ function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, adm
   let views = stepEvents.get(event);
   if (!views) stepEvents.set(event, (views = {}));
   const slot = admin ? 'admin' : 'filtered';
-  return (views[slot] ??= { kind: 'step', view: { runId: event.runId, sequence: event.sequence, step: admin ? event.full : event.filtered } });
+  return (views[slot] ??= {
+    kind: 'step',
+    view: { runId: event.runId, sequence: event.sequence, step: admin ? event.full : event.filtered },
+    publishedAt: event.publishedAt,
+  });
 }
 
 /**
@@ -73,7 +82,7 @@ async function* storedSteps(
   for (const { sequence, step } of await storedAfter(deps, runId, afterSequence, options.sharedBy ?? null)) {
     if (sequence >= (options.before ?? Infinity)) break;
     lastSequence = sequence;
-    yield { kind: 'step', view: { runId, sequence, step } };
+    yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
   }
   return lastSequence;
 }
@@ -98,7 +107,7 @@ async function* streamRun(
   let lastSequence = options.lastSequence ?? 0;
   for await (const event of events) {
     if (event.type === 'started') {
-      yield { kind: 'started', run: options.startedRun ?? event.run };
+      yield { kind: 'started', run: options.startedRun ?? event.run, publishedAt: event.publishedAt };
     } else if (event.type === 'step') {
       if (event.sequence <= lastSequence) continue;
       if (event.sequence > lastSequence + 1) yield* storedSteps(deps, runId, lastSequence, { before: event.sequence, sharedBy: event });
@@ -106,7 +115,7 @@ async function* streamRun(
       yield stepEventFor(event, viewer.isAdmin);
     } else if (event.type === 'suspended') {
       lastSequence = yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      yield { kind: 'suspended', run: event.run, turn: event };
+      yield { kind: 'suspended', run: event.run, turn: event, publishedAt: event.publishedAt };
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
       // runEvents keeps streaming through the resume.
       if (options.endOnSuspension) return;
@@ -115,12 +124,12 @@ async function* streamRun(
     } else if (event.type === 'resumed') {
       // What the process that died stored but never published comes first.
       if (event.fromSequence > lastSequence + 1) lastSequence = yield* storedSteps(deps, runId, lastSequence, { before: event.fromSequence, sharedBy: event });
-      yield { kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason };
+      yield { kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt };
     } else {
       yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
       const run = event.run ?? (await loadRun(deps.db, runId));
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
-      yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run };
+      yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run, publishedAt: event.publishedAt };
       return;
     }
   }
@@ -197,9 +206,9 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
     const stored = await deps.runHost.replay(runId, 0);
     return runStream(
       (async function* () {
-        yield { kind: 'started', run: visible };
-        for (const { sequence, step } of stored) yield { kind: 'step', view: { runId, sequence, step } };
-        yield { kind: 'finished', run: visible };
+        yield { kind: 'started', run: visible, publishedAt: null };
+        for (const { sequence, step } of stored) yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
+        yield { kind: 'finished', run: visible, publishedAt: null };
       })(),
       () => undefined,
     );
@@ -215,22 +224,22 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
     throw error;
   }
   const replayThenLive = async function* (): AsyncGenerator<RunStreamEvent> {
-    yield { kind: 'started', run: current };
+    yield { kind: 'started', run: current, publishedAt: null };
     let lastSequence = 0;
     for (const { sequence, step } of stored) {
       lastSequence = sequence;
-      yield { kind: 'step', view: { runId, sequence, step } };
+      yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
     }
     // The run may have parked or ended after its steps were read: what it stored before comes first.
     if (SETTLED.has(current.status)) {
       yield* storedSteps(deps, runId, lastSequence);
-      yield { kind: 'finished', run: current };
+      yield { kind: 'finished', run: current, publishedAt: null };
       return;
     }
     const waiting = deps.runHost.suspendedState(current);
     if (waiting) {
       lastSequence = yield* storedSteps(deps, runId, lastSequence);
-      yield { kind: 'suspended', run: current, turn: waiting.suspension };
+      yield { kind: 'suspended', run: current, turn: waiting.suspension, publishedAt: null };
     }
     yield* streamRun(deps, viewer, runId, events, { lastSequence });
   };

@@ -7,7 +7,7 @@ import { deriveBusKey, sealBusMessage } from '../../src/cluster/signing.ts';
 import { ConfigError } from '../../src/config.ts';
 import type { RunRow } from '../../src/db/database.ts';
 import { createLogger, LogRing, SecretScrubber } from '../../src/logger.ts';
-import { EventBusUnavailableError, SubscriberOverflowError, type RunBusEvent, type RunEventBus } from '../../src/runtime/events.ts';
+import { EventBusUnavailableError, SubscriberOverflowError, type RunBusEvent, type RunBusEventDraft, type RunEventBus } from '../../src/runtime/events.ts';
 import { userRevocationSchema, type UserRevocation } from '../../src/services/user-revocations.ts';
 import { LogCollector } from '../helpers/app.ts';
 import { freePort, REDIS_SERVER, startPrivateRedis, TEST_REDIS_URL, uniquePrefix, type PrivateRedis } from '../helpers/redis.ts';
@@ -33,7 +33,7 @@ const run = (id: string, status = 'RUNNING'): RunRow =>
     prompt: 'hello',
   }) as unknown as RunRow;
 
-const step = (runId: string, sequence: number): RunBusEvent<RunRow> => ({
+const step = (runId: string, sequence: number): RunBusEventDraft<RunRow> => ({
   type: 'step',
   runId,
   sequence,
@@ -141,12 +141,63 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
       const send = (body: string) => raw.publish(`${prefix}events`, signed(`${prefix}events`, runId, body));
       await send('not json');
       await send(JSON.stringify({ type: 'step', runId, sequence: -1 }));
-      await send(JSON.stringify({ ...step(randomUUID(), 1) })); // its key names another run
-      await send(JSON.stringify({ type: 'started', runId, run: { ...run(runId), created_at: 'not a date' } }));
+      await send(JSON.stringify({ ...step(randomUUID(), 1), publishedAt: Date.now() })); // its key names another run
+      await send(JSON.stringify({ type: 'started', runId, publishedAt: Date.now(), run: { ...run(runId), created_at: 'not a date' } }));
       await raw.publish(`${prefix}events`, 'no tabs at all');
-      await send(JSON.stringify(step(runId, 1)));
+      await send(JSON.stringify({ ...step(runId, 1), publishedAt: Date.now() }));
       const [event] = await take(watching, 1);
       expect(event).toMatchObject({ type: 'step', sequence: 1 });
+      expect(messages(b.logs).filter((msg) => msg.includes('malformed run event'))).toHaveLength(1);
+    } finally {
+      raw.disconnect();
+      await watching.return!();
+    }
+  });
+
+  it("should deliver an event with the publishing instance's publishedAt, unchanged", async () => {
+    const prefix = uniquePrefix('published-at');
+    const [a, b] = [await instance(TEST_REDIS_URL!, prefix), await instance(TEST_REDIS_URL!, prefix)];
+    const runId = randomUUID();
+    const onA = a.bus.subscribe(runId);
+    const onB = b.bus.subscribe(runId);
+    const before = Date.now();
+    a.bus.publish(step(runId, 1));
+    const [here] = await take(onA, 1);
+    const [there] = await take(onB, 1);
+    expect(here!.publishedAt).toBeGreaterThanOrEqual(before);
+    expect(here!.publishedAt).toBeLessThanOrEqual(Date.now());
+    expect(there!.publishedAt).toBe(here!.publishedAt);
+    // A time no clock of this machine reads now: what arrives is the sender's, not the receiver's.
+    const raw = new Redis(TEST_REDIS_URL!);
+    try {
+      await raw.publish(`${prefix}events`, signed(`${prefix}events`, runId, JSON.stringify({ ...step(runId, 2), publishedAt: 1_234_567 })));
+      const [planted] = await take(onB, 1);
+      expect(planted).toMatchObject({ sequence: 2, publishedAt: 1_234_567 });
+    } finally {
+      raw.disconnect();
+      await onA.return!();
+      await onB.return!();
+    }
+  });
+
+  it('should drop a message whose publishedAt is missing or not a finite non-negative number', async () => {
+    const prefix = uniquePrefix('bad-published-at');
+    const b = await instance(TEST_REDIS_URL!, prefix);
+    const runId = randomUUID();
+    const watching = b.bus.subscribe(runId);
+    const raw = new Redis(TEST_REDIS_URL!);
+    try {
+      const send = (body: string) => raw.publish(`${prefix}events`, signed(`${prefix}events`, runId, body));
+      const body = JSON.stringify(step(runId, 1));
+      await send(body); // none
+      await send(JSON.stringify({ ...step(runId, 2), publishedAt: String(Date.now()) }));
+      await send(JSON.stringify({ ...step(runId, 3), publishedAt: -1 }));
+      await send(body.replace(/}$/, ',"publishedAt":NaN}'));
+      await send(body.replace(/}$/, ',"publishedAt":1e999}')); // Infinity once parsed
+      await send(JSON.stringify({ type: 'finished', runId, finalContent: null, run: null, publishedAt: null }));
+      await send(JSON.stringify({ ...step(runId, 7), publishedAt: 42 }));
+      const [event] = await take(watching, 1);
+      expect(event).toMatchObject({ type: 'step', sequence: 7, publishedAt: 42 });
       expect(messages(b.logs).filter((msg) => msg.includes('malformed run event'))).toHaveLength(1);
     } finally {
       raw.disconnect();

@@ -77,6 +77,10 @@ type Documents = {
     "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": typeof types.RunAgentCompletedRunsDocument,
     "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": typeof types.RunAgentRunIdDocument,
     "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": typeof types.RunAgentRunOwnerNameDocument,
+    "\n  fragment TimedRunEvent on RunEvent {\n    __typename\n    ... on RunStartedEvent { publishedAt }\n    ... on RunStepEvent { publishedAt step { sequence } }\n    ... on RunSuspendedEvent { publishedAt }\n    ... on RunResumedEvent { publishedAt }\n    ... on RunFinishedEvent { publishedAt }\n  }\n": typeof types.TimedRunEventFragmentDoc,
+    "\n  subscription TimedRunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...TimedRunEvent } }\n": typeof types.TimedRunAgentDocument,
+    "\n  subscription TimedRunEvents($runId: ID!) { runEvents(runId: $runId) { ...TimedRunEvent } }\n": typeof types.TimedRunEventsDocument,
+    "\n  subscription TimedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { snapshot publishedAt run { id status } } }\n": typeof types.TimedRunUpdatesDocument,
     "\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n": typeof types.RunUpdateFieldsFragmentDoc,
     "\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n": typeof types.FeedRunUpdatesDocument,
     "\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n": typeof types.ApprovalFeedEventFieldsFragmentDoc,
@@ -235,6 +239,10 @@ const documents: Documents = {
     "\n  query RunAgentCompletedRuns { runs(first: 100, status: COMPLETED) { edges { node { status } } } }\n": types.RunAgentCompletedRunsDocument,
     "\n  query RunAgentRunId($id: ID!) { run(id: $id) { id } }\n": types.RunAgentRunIdDocument,
     "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n": types.RunAgentRunOwnerNameDocument,
+    "\n  fragment TimedRunEvent on RunEvent {\n    __typename\n    ... on RunStartedEvent { publishedAt }\n    ... on RunStepEvent { publishedAt step { sequence } }\n    ... on RunSuspendedEvent { publishedAt }\n    ... on RunResumedEvent { publishedAt }\n    ... on RunFinishedEvent { publishedAt }\n  }\n": types.TimedRunEventFragmentDoc,
+    "\n  subscription TimedRunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...TimedRunEvent } }\n": types.TimedRunAgentDocument,
+    "\n  subscription TimedRunEvents($runId: ID!) { runEvents(runId: $runId) { ...TimedRunEvent } }\n": types.TimedRunEventsDocument,
+    "\n  subscription TimedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { snapshot publishedAt run { id status } } }\n": types.TimedRunUpdatesDocument,
     "\n  fragment RunUpdateFields on RunUpdate {\n    snapshot\n    run { id status iterations createdAt finishedAt usage { totalTokens estimatedCost } configuration { id } user { name } }\n  }\n": types.RunUpdateFieldsFragmentDoc,
     "\n  subscription FeedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { ...RunUpdateFields } }\n": types.FeedRunUpdatesDocument,
     "\n  fragment ApprovalFeedEventFields on ApprovalRequestEvent {\n    kind snapshot turnDigest approved decidedBy { name }\n    run { id status user { name } }\n    pendingCalls { name preview }\n  }\n": types.ApprovalFeedEventFieldsFragmentDoc,
@@ -593,6 +601,22 @@ export function graphql(source: "\n  query RunAgentRunId($id: ID!) { run(id: $id
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"): (typeof documents)["\n  query RunAgentRunOwnerName($id: ID!) { run(id: $id) { user { name } } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment TimedRunEvent on RunEvent {\n    __typename\n    ... on RunStartedEvent { publishedAt }\n    ... on RunStepEvent { publishedAt step { sequence } }\n    ... on RunSuspendedEvent { publishedAt }\n    ... on RunResumedEvent { publishedAt }\n    ... on RunFinishedEvent { publishedAt }\n  }\n"): (typeof documents)["\n  fragment TimedRunEvent on RunEvent {\n    __typename\n    ... on RunStartedEvent { publishedAt }\n    ... on RunStepEvent { publishedAt step { sequence } }\n    ... on RunSuspendedEvent { publishedAt }\n    ... on RunResumedEvent { publishedAt }\n    ... on RunFinishedEvent { publishedAt }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription TimedRunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...TimedRunEvent } }\n"): (typeof documents)["\n  subscription TimedRunAgent($input: RunAgentInput!) { runAgent(input: $input) { ...TimedRunEvent } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription TimedRunEvents($runId: ID!) { runEvents(runId: $runId) { ...TimedRunEvent } }\n"): (typeof documents)["\n  subscription TimedRunEvents($runId: ID!) { runEvents(runId: $runId) { ...TimedRunEvent } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription TimedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { snapshot publishedAt run { id status } } }\n"): (typeof documents)["\n  subscription TimedRunUpdates($filter: RunFilter) { runUpdates(filter: $filter) { snapshot publishedAt run { id status } } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -9,7 +9,7 @@ import type { RunRow } from '../../src/db/database.ts';
 import { findRunsByIds } from '../../src/db/repositories/runs.ts';
 import { runUpdates, type RunUpdate } from '../../src/services/run-feeds.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';
-import { createRunEventBus, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import { createRunEventBus, SubscriberOverflowError, type RunBusEventDraft } from '../../src/runtime/events.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member, textOf } from '../helpers/documents.ts';
@@ -336,7 +336,7 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
       { type: 'started', runId: running.id, run: running },
       { type: 'step', runId: running.id, sequence: 1, stateVersion: 0, progress: { iterations: 1, usage: { promptTokens: 5, completionTokens: 2, cost: 0 } }, full: {} as never, filtered: {} as never },
       { type: 'finished', runId: running.id, finalContent: null, run: { ...running, status: 'COMPLETED', state_version: 1, finished_at: new Date() } },
-    ] satisfies RunBusEvent<RunRow>[]) {
+    ] satisfies RunBusEventDraft<RunRow>[]) {
       bus.publish(event);
       for (const [index, feed] of feeds.entries()) received[index]!.push((await feed.next()).value as RunUpdate);
     }

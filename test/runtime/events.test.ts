@@ -2,6 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { createRunEventBus, EventBusUnavailableError, SubscriberOverflowError } from '../../src/runtime/events.ts';
 
 describe('the in-process run event bus', () => {
+  it('should stamp publishedAt once, handing every subscriber the same stamped object, and keep the time of a delivered event', async () => {
+    const bus = createRunEventBus<null>();
+    const [one, two, list] = [bus.subscribe('r1'), bus.subscribe('r1'), bus.subscribeAll()];
+    const before = Date.now();
+    const published = bus.publish({ type: 'finished', runId: 'r1', finalContent: null, run: null });
+    const after = Date.now();
+    expect(published.publishedAt).toBeGreaterThanOrEqual(before);
+    expect(published.publishedAt).toBeLessThanOrEqual(after);
+    for (const subscriber of [one, two, list]) expect((await subscriber.next()).value).toBe(published);
+    // Published elsewhere (another instance): its time is kept.
+    bus.deliver({ type: 'finished', runId: 'r1', finalContent: null, run: null, publishedAt: 7 });
+    expect((await one.next()).value).toMatchObject({ publishedAt: 7 });
+  });
+
   it('should fail a subscriber that is waiting for its next event with the interruption, not end it silently', async () => {
     const bus = createRunEventBus<null>();
     const waiting = bus.subscribe('r1');

@@ -84,7 +84,7 @@ describe('run recorder', () => {
     expect(memory.settled).toHaveLength(1);
     expect(memory.settled[0]!.stored).toBe('answer for ***');
     expect(log.lines).toContainEqual({ level: 'warn', msg: 'refused to settle a run twice' });
-    expect((await events.next()).value).toEqual({ type: 'finished', runId: 'r2', finalContent: 'answer for bob@example.com', run: { id: 'r2' } });
+    expect((await events.next()).value).toEqual({ type: 'finished', runId: 'r2', finalContent: 'answer for bob@example.com', run: { id: 'r2' }, publishedAt: expect.any(Number) });
   });
 
   it('should keep going when storage fails: log it, flag the audit trail once, still publish', async () => {
@@ -206,7 +206,7 @@ describe('run event bus', () => {
     const events = bus.subscribe('r');
     bus.publish({ type: 'started', runId: 'r', run: null });
     bus.publish({ type: 'started', runId: 'other', run: null });
-    expect((await events.next()).value).toEqual({ type: 'started', runId: 'r', run: null });
+    expect((await events.next()).value).toEqual({ type: 'started', runId: 'r', run: null, publishedAt: expect.any(Number) });
   });
 
   it('should unsubscribe on return', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, RunRow } from '../../src/db/database.ts';
-import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts';
+import { createRunEventBus, type RunBusEventDraft } from '../../src/runtime/events.ts';
 import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { followRun, type RunStreamDeps, type RunStreamEvent } from '../../src/services/run-stream.ts';
 import type { Actor } from '../../src/tools/tool.ts';
@@ -48,7 +48,7 @@ function streamFixture(db: Db) {
       bus.publish({ type: 'step', runId, sequence, stateVersion: 1, progress: ZERO, full: stepOf(sequence), filtered: stepOf(sequence) });
     },
     publishFinished(run: RunRow) {
-      bus.publish({ type: 'finished', runId: run.id, finalContent: 'done.', run: { ...run, status: 'COMPLETED' } } satisfies RunBusEvent<RunRow>);
+      bus.publish({ type: 'finished', runId: run.id, finalContent: 'done.', run: { ...run, status: 'COMPLETED' } } satisfies RunBusEventDraft<RunRow>);
     },
   };
 }

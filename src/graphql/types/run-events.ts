@@ -7,26 +7,39 @@ import { RunStepRef } from './run-steps.ts';
 import { RunAgentInput, runInputOf } from './run-start.ts';
 import { RunRef } from './runs.ts';
 
+/** `publishedAt` of the run events and of RunUpdate: the bus's publication time of what arrives live. */
+export const PUBLISHED_AT_DESCRIPTION =
+  'When the instance that ran the step published this event on the bus (its clock, ms precision); null for what is replayed from storage (a step stored before the subscription, a gap filled from storage) and for a feed\'s snapshot rows.';
+export const publishedAtOf = (event: { readonly publishedAt: number | null }): Date | null => (event.publishedAt === null ? null : new Date(event.publishedAt));
+
 const RunSuspendedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'suspended' }>>('RunSuspendedEvent').implement({
   description: 'The run waits for approveRun(id, turnDigest, approved): nothing of this turn has run.',
   fields: (t) => ({
     run: t.field({ type: RunRef, resolve: (event) => event.run }),
     turnDigest: t.string({ resolve: (event) => event.turn.digest }),
     pendingCalls: t.field({ type: [PendingToolCallRef], resolve: (event) => pendingCallsOf(event.turn) }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
   }),
 });
 
 const RunStartedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'started' }>>('RunStartedEvent').implement({
-  fields: (t) => ({ run: t.field({ type: RunRef, resolve: (event) => event.run }) }),
+  fields: (t) => ({
+    run: t.field({ type: RunRef, resolve: (event) => event.run }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
+  }),
 });
 const RunStepEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'step' }>>('RunStepEvent').implement({
   fields: (t) => ({
     runId: t.id({ resolve: (event) => encodeGlobalId('Run', event.view.runId) }),
     step: t.field({ type: RunStepRef, resolve: (event) => event.view }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
   }),
 });
 const RunFinishedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 'finished' }>>('RunFinishedEvent').implement({
-  fields: (t) => ({ run: t.field({ type: RunRef, resolve: (event) => event.run }) }),
+  fields: (t) => ({
+    run: t.field({ type: RunRef, resolve: (event) => event.run }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
+  }),
 });
 const ResumeReasonEnum = builder.enumType('ResumeReason', {
   values: RESUME_REASONS,
@@ -38,6 +51,7 @@ const RunResumedEventRef = builder.objectRef<Extract<RunStreamEvent, { kind: 're
     run: t.field({ type: RunRef, resolve: (event) => event.run }),
     fromSequence: t.int({ resolve: (event) => event.fromSequence }),
     reason: t.field({ type: ResumeReasonEnum, resolve: (event) => event.reason }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
   }),
 });
 const RunEventUnion = builder.unionType('RunEvent', {

@@ -3,6 +3,7 @@ import { approvalRequests, FEED_SNAPSHOT_SIZE, runUpdates, type ApprovalRequest,
 import { builder } from '../builder.ts';
 import { feedExtensions } from '../plugins/query-cost.ts';
 import { pendingCallsOf, PendingToolCallRef } from './approvals.ts';
+import { PUBLISHED_AT_DESCRIPTION, publishedAtOf } from './run-events.ts';
 import { RunFilterInput, runFilterOf, RunRef } from './runs.ts';
 
 const RunUpdateRef = builder.objectRef<RunUpdate>('RunUpdate').implement({
@@ -10,6 +11,7 @@ const RunUpdateRef = builder.objectRef<RunUpdate>('RunUpdate').implement({
   fields: (t) => ({
     run: t.field({ type: RunRef, resolve: (update) => update.run }),
     snapshot: t.boolean({ description: 'True for the runs listed when the subscription started; false for live changes.', resolve: (update) => update.snapshot }),
+    publishedAt: t.field({ type: 'DateTime', nullable: true, description: PUBLISHED_AT_DESCRIPTION, resolve: publishedAtOf }),
   }),
 });
 

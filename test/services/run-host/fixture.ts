@@ -46,9 +46,10 @@ export async function openHostFixture(): Promise<HostFixture> {
   const bus = createRunEventBus<RunRow>();
   const published: RunBusEvent<RunRow>[] = [];
   const publish = bus.publish.bind(bus);
-  bus.publish = (event) => {
+  bus.publish = (draft) => {
+    const event = publish(draft);
     published.push(event);
-    publish(event);
+    return event;
   };
   const cancellations = createLocalBroadcast<RunCancellation>((error) => {
     throw error;
