@@ -75,7 +75,7 @@ export function subscriberTargets(figures: SubscriberFigures, connections: numbe
   const { airlock, raw, cluster } = figures;
   const checks: TargetCheck[] = [
     { target: 'idle subscriber ≤ 2 × a bare ws connection (RSS)', figure: `${fmtRatio(figures.idleRssRatio)} (heap ${fmtRatio(figures.idleHeapRatio)})`, met: judged(figures.idleRssRatio, (value) => value <= 2) },
-    { target: `not one timer per idle subscriber (fewer than ${connections / 100} more after the ramp)`, figure: `${figures.timersAdded} more for ${connections} subscribers`, met: figures.timersAdded < connections / 100 },
+    { target: `not one timer per idle subscriber (fewer than ${connections / 10} more after the ramp)`, figure: `${figures.timersAdded} more for ${connections} subscribers`, met: figures.timersAdded < connections / 10 },
     { target: 'fan-out: server CPU per delivered event ≤ 1.5 × bare ws', figure: `${fmt(airlock.cpuUsPerDelivery)} vs ${fmt(raw.cpuUsPerDelivery)} µs (${fmtRatio(figures.cpuRatio)})`, met: judged(figures.cpuRatio, (value) => value <= 1.5) },
     {
       target: 'fan-out: p99 lag ≤ 1.5 × bare ws and ≤ 500 ms (lag from the first receipt)',
