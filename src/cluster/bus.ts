@@ -38,8 +38,16 @@ const runRowSchema = z.looseObject({
 });
 const usage = z.object({ promptTokens: z.number(), completionTokens: z.number(), cost: z.number() });
 const payload = z.record(z.string(), z.unknown());
-/** The publishing instance's clock (epoch ms), delivered unchanged. */
-const publishedAt = z.number().finite().nonnegative();
+/**
+ * The publishing instance's clock (epoch ms), delivered unchanged. Absent from an instance of an
+ * older version (during a rolling deploy): then the time of receipt, so its events still arrive.
+ */
+const publishedAt = z
+  .number()
+  .finite()
+  .nonnegative()
+  .optional()
+  .transform((time) => time ?? Date.now());
 const eventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('started'), runId: z.string(), publishedAt, run: runRowSchema }),
   z.object({

@@ -180,7 +180,7 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
     }
   });
 
-  it('should drop a message whose publishedAt is missing or not a finite non-negative number', async () => {
+  it('should drop a message whose publishedAt is not a finite non-negative number, and time one without it (an older instance) at receipt', async () => {
     const prefix = uniquePrefix('bad-published-at');
     const b = await instance(TEST_REDIS_URL!, prefix);
     const runId = randomUUID();
@@ -189,15 +189,19 @@ describe.skipIf(!TEST_REDIS_URL)('the run event bus over Redis (shared Redis, ow
     try {
       const send = (body: string) => raw.publish(`${prefix}events`, signed(`${prefix}events`, runId, body));
       const body = JSON.stringify(step(runId, 1));
-      await send(body); // none
       await send(JSON.stringify({ ...step(runId, 2), publishedAt: String(Date.now()) }));
       await send(JSON.stringify({ ...step(runId, 3), publishedAt: -1 }));
       await send(body.replace(/}$/, ',"publishedAt":NaN}'));
       await send(body.replace(/}$/, ',"publishedAt":1e999}')); // Infinity once parsed
       await send(JSON.stringify({ type: 'finished', runId, finalContent: null, run: null, publishedAt: null }));
       await send(JSON.stringify({ ...step(runId, 7), publishedAt: 42 }));
-      const [event] = await take(watching, 1);
+      const before = Date.now();
+      await send(body); // none: sent by an instance of an older version
+      const [event, unstamped] = await take(watching, 2);
       expect(event).toMatchObject({ type: 'step', sequence: 7, publishedAt: 42 });
+      expect(unstamped).toMatchObject({ type: 'step', sequence: 1 });
+      expect(unstamped!.publishedAt).toBeGreaterThanOrEqual(before);
+      expect(unstamped!.publishedAt).toBeLessThanOrEqual(Date.now());
       expect(messages(b.logs).filter((msg) => msg.includes('malformed run event'))).toHaveLength(1);
     } finally {
       raw.disconnect();
