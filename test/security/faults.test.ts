@@ -292,7 +292,7 @@ describe('the closing writes of a run during a database outage', () => {
     expect(state).toMatchObject({ settleAttempts: 3, settledWithoutOutcome: 1 });
     expect(recorder.auditIncomplete).toBe(true);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(seen).toEqual([{ type: 'finished', runId: 'r', finalContent: outcome.finalContent, run: { status: outcome.status, errorMessage: OUTCOME_NOT_STORED } }]);
+    expect(seen).toEqual([{ type: 'finished', runId: 'r', finalContent: outcome.finalContent, run: { status: outcome.status, errorMessage: OUTCOME_NOT_STORED }, publishedAt: expect.any(Number) }]);
     expect(log).toContain('could not store the run outcome; storing its end without it');
   });
 
