@@ -4,17 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertRun } from '../../src/db/repositories/runs.ts';
 import { encodeGlobalId } from '../../src/global-id.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { eventually } from '../helpers/instances.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { scriptedConfiguration, wsClient } from '../helpers/runs.ts';
 
 const START_RUN = `mutation($input: RunAgentInput!) { startRun(input: $input) { __typename ... on Run { id } } }`;
 const CREATE_USER = `mutation { createUser(input: { name: "owner" }) { ... on CreateUserPayload { token user { id } } } }`;
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + 60_000; !check(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-  }
-}
 const CONTENTS = `subscription($id: ID!) { runEvents(runId: $id) { __typename ... on RunStepEvent { step { sequence kind content } } ... on RunFinishedEvent { run { status } } } }`;
 const KINDS = `subscription($id: ID!) { runEvents(runId: $id) { __typename ... on RunStepEvent { step { sequence kind } } } }`;
 
@@ -91,7 +87,7 @@ describe.each(TEST_DATABASES)('shared execution of run events on %s', (kind) => 
             );
           }),
       );
-      await until(() => received.every((events) => events.length > 0), 'every subscription to have its first event');
+      await eventually(async () => received.every((events) => events.length > 0), Boolean, 'every subscription to have its first event', 60_000);
       const full = { kind: 'LLM', round: 1, durationMs: 3, content: 'secret plan', contentRedacted: false, contentLength: 11 } as const;
       const { content: _hidden, ...filtered } = { ...full, contentRedacted: true };
       const progress = { iterations: 1, usage: { promptTokens: 1, completionTokens: 1, cost: 0 } };

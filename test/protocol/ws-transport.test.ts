@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { buildSchema, GraphQLError, type ExecutionResult } from 'graphql';
 import { makeServer } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/instances.ts';
 import WebSocket, { WebSocketServer } from 'ws';
 import { attachGraphqlWs, createSharedFrames, type WsExtra } from '../../src/graphql/ws-transport.ts';
 
@@ -44,11 +45,6 @@ async function connect(url: string, options: WebSocket.ClientOptions = {}): Prom
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; !check(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-  }
-}
 
 describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -64,7 +60,7 @@ describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
     cleanups.push(() => sockets.forEach((socket) => socket.terminate()));
     // graphql-ws's own wait for connection_init (a one-shot timer per socket, 100 ms here) ends;
     // then an idle socket holds no timer (graphql-ws/use/ws kept an interval per socket).
-    await until(() => timers() - before < 5, 'the idle sockets to hold no timer each');
+    await eventually(async () => timers() - before, (added) => added < 5, 'the idle sockets to hold no timer each', 30_000);
   });
 
   it('should close a socket that leaves a ping unanswered, and keep one that answers', async () => {
@@ -78,7 +74,7 @@ describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
     const [code] = (await once(silentPeer, 'close')) as [number];
     expect(code).toBe(1006); // terminated, no close frame
     const seen = pings;
-    await until(() => pings >= seen + 3, 'three more pings to the answering socket');
+    await eventually(async () => pings, (count) => count >= seen + 3, 'three more pings to the answering socket', 30_000);
     expect(answering.readyState).toBe(WebSocket.OPEN);
     // It still speaks the protocol.
     answering.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ hello }' } }));
