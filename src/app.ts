@@ -282,6 +282,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger: services.logger,
     authenticate: (token) => authenticate(services.db, token),
     revocations: services.revocations,
+    timers: graphql.timers,
     context: (initial) => createContext(graphql, initial),
     mcp: mcpDepsOf(services),
     onStopped: parts.close,

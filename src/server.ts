@@ -19,6 +19,7 @@ import { buildSchema } from './graphql/schema.ts';
 import { createUserSessions } from './graphql/user-sessions.ts';
 import { serveGraphqlWs } from './graphql/ws.ts';
 import type { Logger } from './logger.ts';
+import type { TimerWheel } from './runtime/timer-wheel.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
 import { dashboardRoute } from './dashboard/route.ts';
 import { mcpRoute, type McpServeDeps } from './mcp/serve.ts';
@@ -43,6 +44,8 @@ export interface ServerDeps {
   readonly authenticate: (token: string | null) => Promise<Context['viewer']>;
   /** Users who lost access: their websockets and SSE streams are closed. */
   readonly revocations: UserRevocations;
+  /** The instance's timer wheel: the websockets' waits for `connection_init` are deadlines on it. */
+  readonly timers: TimerWheel;
   /** The context of one GraphQL operation, over HTTP or a websocket. */
   readonly context: (initial: InitialContext) => Promise<Context>;
   /** What `/mcp` uses (its own narrow deps). */
@@ -184,6 +187,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     logger,
     maxMessageBytes: config.maxWsMessageBytes,
     maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
+    timers: deps.timers,
   });
   http.on('upgrade', (request: IncomingMessage, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;

@@ -19,6 +19,7 @@
  * of a variant), `fanout/summary.ts` (medians and the table); in the driver, `fanout/initiator.ts`
  * (the runs) and `fanout/receipts.ts` (what each subscriber received, and the lag).
  */
+import path from 'node:path';
 import type { ScheduledFrame } from '../bin/raw-broadcast.ts';
 import { BENCH_SYSTEM_PROMPT, BENCH_TOOL_GROUP } from '../lib/agent-tool.ts';
 import { joinAirlock, postgresAvailable, startAirlock, type AirlockUnderTest, type DbKind } from '../lib/airlock.ts';
@@ -75,11 +76,21 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
     const raw = await startDriver('bench/bin/raw-broadcast.ts');
     stops.push(() => raw.stop());
     const { port: rawPort } = await raw.request<{ port: number }>({ type: 'listen' });
-    // BENCH_FANOUT_PROFILE_DIR=<dir>: the one-instance server writes a V8 CPU profile there when it stops.
+    // BENCH_FANOUT_PROFILE_DIR=<dir>: the one-instance server profiles each repetition's deliveries
+    // (release to last receipt, lib/window-profile.ts) into <dir>/delivery-window.cpuprofile; the last one stays.
     const profileDir = process.env.BENCH_FANOUT_PROFILE_DIR;
-    const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds, ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
+    const profiling = profileDir
+      ? { env: { BENCH_WINDOW_PROFILE: path.join(profileDir, 'delivery-window.cpuprofile') }, nodeArgs: ['--import', 'tsx', '--import', './bench/lib/window-profile.ts'] }
+      : {};
+    const airlock = await startAirlock(kind, { fakeBaseUrl: gate.baseUrl, k: options.rounds, ...profiling });
     stops.push(() => airlock.stop());
-    const single: Deployment = { instances: [airlock], configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options), redisPid: null, redisUrl: null };
+    const single: Deployment = {
+      instances: [airlock],
+      configurationId: await createPacedConfiguration(airlock, gate.baseUrl, options),
+      redisPid: null,
+      redisUrl: null,
+      profiled: profileDir !== undefined,
+    };
     let cluster: Deployment | null = null;
     if (options.twoInstances && kind === 'postgres' && redisServerAvailable()) {
       step('starting a private redis-server and two Airlock instances on it');
@@ -89,7 +100,7 @@ export async function runFanout(options: FanoutOptions): Promise<FanoutResult> {
       stops.push(() => first.stop());
       const second = await joinAirlock(first);
       stops.push(() => second.stop());
-      cluster = { instances: [first, second], configurationId: await createPacedConfiguration(first, gate.baseUrl, options), redisPid: redis.pid, redisUrl: redis.url };
+      cluster = { instances: [first, second], configurationId: await createPacedConfiguration(first, gate.baseUrl, options), redisPid: redis.pid, redisUrl: redis.url, profiled: false };
     } else if (options.twoInstances) {
       step('two instances not measured: they need PostgreSQL and redis-server');
     }

@@ -9,6 +9,13 @@ export interface WsTransportLog {
 export interface WsTransportOptions {
   /** Every socket is pinged this often and closed when it has not answered the previous ping. */
   readonly keepAliveMs: number;
+  /**
+   * A socket that has sent nothing this long after it opened is closed with 4408, as graphql-ws's
+   * `connectionInitWaitTimeout` would (which must then be off: it arms a timer per socket).
+   */
+  readonly initWaitMs: number;
+  /** Where the init waits are kept: one timer wheel for the instance (runtime/timer-wheel.ts). */
+  readonly schedule: (delayMs: number, run: () => void) => () => void;
   readonly logger: WsTransportLog;
 }
 
@@ -24,6 +31,10 @@ export interface WsExtra {
  * - **One keepalive timer per instance**, not one interval (and one timeout per ping) per socket:
  *   every `keepAliveMs` each socket that answered the last ping is pinged again, and one that did not is
  *   terminated (so a dead peer goes within two periods, as before).
+ * - **No timer per new socket either**: the wait for its first message (`connection_init`; any
+ *   other first message makes graphql-ws close the socket) is a deadline on the instance's timer
+ *   wheel, not graphql-ws's own `setTimeout` per socket, which stayed armed for its whole 3 s even
+ *   after the init (10 000 dashboards reconnecting at once held thousands of them).
  * - **A `next` frame serialised once for all its subscribers.** Subscribers of one operation and
  *   audience receive the same result object (one execution per event: plugins/shared-execution.ts).
  *   `frames.next` (graphql-ws's `onNext`) serialises that object once, remembers the bytes
@@ -57,6 +68,15 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, f
   wss.on('connection', (socket: WebSocket) => {
     answered.add(socket);
     socket.on('pong', () => answered.add(socket));
+    let cancelInitWait: (() => void) | null = options.schedule(options.initWaitMs, () => {
+      cancelInitWait = null;
+      socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    });
+    const initWaitOver = () => {
+      cancelInitWait?.();
+      cancelInitWait = null;
+    };
+    socket.once('message', initWaitOver);
     const closed = server.opened(
       {
         protocol: socket.protocol,
@@ -81,7 +101,10 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, f
       },
       { socket },
     );
-    socket.once('close', (code, reason) => void closed(code, String(reason)));
+    socket.once('close', (code, reason) => {
+      initWaitOver();
+      void closed(code, String(reason));
+    });
   });
 
   return {

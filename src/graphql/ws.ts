@@ -6,11 +6,15 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Context, InitialContext } from '../context.ts';
 import { bearerToken } from '../services/users.ts';
+import type { TimerWheel } from '../runtime/timer-wheel.ts';
 import type { Actor } from '../tools/tool.ts';
 import { codeOf } from './errors.ts';
 import type { ClientErrorLog } from './plugins/log-client-errors.ts';
 import { attachGraphqlWs, createSharedFrames, type WsExtra } from './ws-transport.ts';
 import { FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON, type UserSessions } from './user-sessions.ts';
+
+/** How long a new socket may take to send `connection_init` (graphql-ws's default). */
+const CONNECTION_INIT_WAIT_MS = 3_000;
 
 /** The close reason of a websocket whose connection failed unexpectedly (the detail is logged). */
 const INTERNAL_ERROR = 'Internal server error';
@@ -34,6 +38,8 @@ export interface GraphqlWsDeps {
   readonly maxSubscriptionsPerConnection: number;
   /** Each socket is pinged this often and closed when it left the previous ping unanswered (default 12 s). */
   readonly keepAliveMs?: number;
+  /** The instance's timer wheel: each new socket's wait for `connection_init` (3 s) is a deadline on it. */
+  readonly timers: TimerWheel;
 }
 
 export interface GraphqlWs {
@@ -54,7 +60,8 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
 
   const frames = createSharedFrames();
   const server = makeServer<Record<string, unknown>, WsExtra>({
-    connectionInitWaitTimeout: 3_000,
+    // The transport waits for connection_init on the timer wheel (ws-transport.ts): no timer per socket here.
+    connectionInitWaitTimeout: Infinity,
     onConnect: async (ctx) => {
       try {
         const mark = sessions.mark();
@@ -128,7 +135,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
       logger.debug({ errors: errors.map((error) => error.message) }, 'graphql-ws operation error');
     },
   });
-  const transport = attachGraphqlWs(wss, server, frames, { keepAliveMs: deps.keepAliveMs ?? 12_000, logger });
+  const transport = attachGraphqlWs(wss, server, frames, { keepAliveMs: deps.keepAliveMs ?? 12_000, initWaitMs: CONNECTION_INIT_WAIT_MS, schedule: deps.timers.schedule, logger });
 
   return {
     handleUpgrade: (request, socket, head) =>

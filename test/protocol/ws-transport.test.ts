@@ -7,17 +7,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/instances.ts';
 import WebSocket, { WebSocketServer } from 'ws';
 import { attachGraphqlWs, createSharedFrames, type WsExtra } from '../../src/graphql/ws-transport.ts';
+import { createTimerWheel, type TimerWheel } from '../../src/runtime/timer-wheel.ts';
 
 const silent = { error: () => undefined };
 
 /** A bare graphql-ws server on the transport (no Airlock around it): a `{ hello }` query. */
-async function serve(keepAliveMs: number): Promise<{ url: string; wss: WebSocketServer; close: () => Promise<void> }> {
+async function serve(keepAliveMs: number, initWaitMs = 60_000): Promise<{ url: string; wss: WebSocketServer; wheel: TimerWheel; close: () => Promise<void> }> {
   const schema = buildSchema('type Query { hello: String }');
   const wss = new WebSocketServer({ noServer: true });
-  const transport = attachGraphqlWs(wss, makeServer<Record<string, unknown>, WsExtra>({ schema, roots: { query: { hello: () => 'world' } }, connectionInitWaitTimeout: 100 }), createSharedFrames(), {
-    keepAliveMs,
-    logger: silent,
-  });
+  const wheel = createTimerWheel();
+  const server = makeServer<Record<string, unknown>, WsExtra>({ schema, roots: { query: { hello: () => 'world' } }, connectionInitWaitTimeout: Infinity });
+  const transport = attachGraphqlWs(wss, server, createSharedFrames(), { keepAliveMs, initWaitMs, schedule: wheel.schedule, logger: silent });
   const http: HttpServer = createServer();
   http.on('upgrade', (request, socket, head) => wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request)));
   http.listen(0, '127.0.0.1');
@@ -26,6 +26,7 @@ async function serve(keepAliveMs: number): Promise<{ url: string; wss: WebSocket
   return {
     url,
     wss,
+    wheel,
     close: async () => {
       await transport.dispose();
       http.close();
@@ -52,15 +53,42 @@ describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it('should keep one keepalive timer for all its sockets, not one each', async () => {
+  it('should hold no timer per socket, neither while it waits for connection_init nor once it is idle', async () => {
     const server = await serve(60_000);
     cleanups.push(server.close);
     const before = timers();
+    // Opened, not yet initialised: each waits for its connection_init on the wheel (graphql-ws's own
+    // wait armed a setTimeout per socket, for 3 s, init or not; graphql-ws/use/ws an interval per socket).
+    const opening = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const socket = new WebSocket(server.url, 'graphql-transport-ws');
+        await once(socket, 'open');
+        return socket;
+      }),
+    );
+    cleanups.push(() => opening.forEach((socket) => socket.terminate()));
+    await eventually(async () => server.wheel.pending, (pending) => pending === 50, 'the 50 init waits on the wheel', 30_000);
+    expect(timers() - before).toBeLessThan(5);
     const sockets = await Promise.all(Array.from({ length: 50 }, () => connect(server.url)));
     cleanups.push(() => sockets.forEach((socket) => socket.terminate()));
-    // graphql-ws's own wait for connection_init (a one-shot timer per socket, 100 ms here) ends;
-    // then an idle socket holds no timer (graphql-ws/use/ws kept an interval per socket).
-    await eventually(async () => timers() - before, (added) => added < 5, 'the idle sockets to hold no timer each', 30_000);
+    // The initialised ones no longer wait; the idle ones hold nothing.
+    expect(server.wheel.pending).toBe(50);
+    expect(timers() - before).toBeLessThan(5);
+  });
+
+  it('should close a socket that sends no connection_init in time with 4408, and keep one that did', async () => {
+    const server = await serve(60_000, 200);
+    cleanups.push(server.close);
+    const initialised = await connect(server.url);
+    const mute = new WebSocket(server.url, 'graphql-transport-ws');
+    cleanups.push(() => [initialised, mute].forEach((socket) => socket.terminate()));
+    const [code, reason] = (await once(mute, 'close')) as [number, Buffer];
+    expect([code, String(reason)]).toEqual([4408, 'Connection initialisation timeout']);
+    expect(server.wheel.pending).toBe(0);
+    expect(initialised.readyState).toBe(WebSocket.OPEN);
+    initialised.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ hello }' } }));
+    const [next] = await once(initialised, 'message');
+    expect(JSON.parse(String(next))).toEqual({ id: '1', type: 'next', payload: { data: { hello: 'world' } } });
   });
 
   it('should close a socket that leaves a ping unanswered, and keep one that answers', async () => {

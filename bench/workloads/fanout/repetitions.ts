@@ -35,6 +35,8 @@ export interface Deployment {
   readonly configurationId: string;
   readonly redisPid: number | null;
   readonly redisUrl: string | null;
+  /** The instances run lib/window-profile.ts: SIGUSR2 at the release and after the last receipt. */
+  readonly profiled: boolean;
 }
 
 /** PUBLISH commands `url` has processed since it started (`cmdstat_publish:calls=…`). */
@@ -91,10 +93,13 @@ export async function airlockRepetition(
   const cpuBefore = totalCpuMs(pids);
   const redisBefore = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
   const publishesBefore = await publishCalls(deployment.redisUrl);
+  const toggleProfiles = () => deployment.profiled && pids.forEach((pid) => process.kill(pid, 'SIGUSR2'));
+  toggleProfiles();
   await gate.release(options.latencyMs / options.runs);
   await driver.request({ type: 'finish-runs' });
   const expected = await Promise.all(runIds.map((runId) => storedSequences(first!, runId)));
   const collected = await driver.request<CollectResult>({ type: 'collect', expected, timeoutMs: 30_000 });
+  toggleProfiles();
   const cpuAfter = totalCpuMs(pids);
   const redisAfter = deployment.redisPid === null ? null : cpuMs(deployment.redisPid);
   const publishesAfter = await publishCalls(deployment.redisUrl);
