@@ -18,6 +18,7 @@ import { useSharedSubscriptionExecution } from './graphql/plugins/shared-executi
 import { buildSchema } from './graphql/schema.ts';
 import { createUserSessions } from './graphql/user-sessions.ts';
 import { serveGraphqlWs } from './graphql/ws.ts';
+import { createSharedFrames } from './graphql/ws-transport.ts';
 import type { Logger } from './logger.ts';
 import type { TimerWheel } from './runtime/timer-wheel.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
@@ -76,6 +77,8 @@ export function buildServer(deps: ServerDeps): AirlockServer {
   const yogaLogger = logger.child({ component: 'yoga' });
   // Every open websocket and SSE stream of a user, ended when the user loses access.
   const sessions = createUserSessions(deps.revocations);
+  // The websocket operations' sockets, for the results written straight to them (ws-transport.ts).
+  const frames = createSharedFrames();
   /** Unexpected errors maskError logged with their detail; yoga's own report of them is a duplicate. */
   const loggedUnexpected = new WeakSet<object>();
 
@@ -130,7 +133,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     },
     plugins: [
       // Before every plugin that wraps the subscribe function (tracing), which then wraps this one.
-      useSharedSubscriptionExecution(),
+      useSharedSubscriptionExecution(frames.sinkOf),
       // First with result hooks, so that they see every refusal, including those of the limits below.
       useClientErrorLog(logger),
       useOperationTelemetry(deps.probes?.metrics),
@@ -188,6 +191,7 @@ export function buildServer(deps: ServerDeps): AirlockServer {
     maxMessageBytes: config.maxWsMessageBytes,
     maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
     timers: deps.timers,
+    frames,
   });
   http.on('upgrade', (request: IncomingMessage, socket, head) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;

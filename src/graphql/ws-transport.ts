@@ -1,4 +1,5 @@
-import { CloseCode, handleProtocols, type ExecutionResult, type Server } from 'graphql-ws';
+import type { ExecutionResult } from 'graphql';
+import { CloseCode, handleProtocols, type Server } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 
 /** What the transport logs: a message handler that failed, or the server's own error. */
@@ -35,15 +36,12 @@ export interface WsExtra {
  *   other first message makes graphql-ws close the socket) is a deadline on the instance's timer
  *   wheel, not graphql-ws's own `setTimeout` per socket, which stayed armed for its whole 3 s even
  *   after the init (10 000 dashboards reconnecting at once held thousands of them).
- * - **A `next` frame serialised once for all its subscribers.** Subscribers of one operation and
- *   audience receive the same result object (one execution per event: plugins/shared-execution.ts).
- *   `frames.next` (graphql-ws's `onNext`) serialises that object once, remembers the bytes
- *   for this socket's subscription, and hands graphql-ws a small placeholder payload; the socket's
- *   `send` recognises the placeholder frame and writes the remembered bytes between the
- *   subscription's own id and the frame's end. Per subscriber this costs a copy, not a
- *   serialisation.
+ * - **A `next` frame serialised once for all its subscribers** (`createSharedFrames` below):
+ *   subscribers of one operation and audience receive the same result object (one execution per
+ *   event: plugins/shared-execution.ts), whose bytes are written to every socket behind the
+ *   subscription's own head. Per subscriber this costs a copy, not a serialisation.
  */
-export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, frames: SharedFrames, options: WsTransportOptions): { dispose(): Promise<void> } {
+export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, options: WsTransportOptions): { dispose(): Promise<void> } {
   const { logger } = options;
   wss.options.handleProtocols = handleProtocols;
   wss.on('error', (error) => {
@@ -83,10 +81,7 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, f
         send: (data) =>
           new Promise<void>((resolve, reject) => {
             if (socket.readyState !== socket.OPEN) return resolve();
-            const done = (error?: Error) => (error ? reject(error) : resolve());
-            const spliced = frames.splice(socket, data);
-            if (spliced) socket.send(spliced, { binary: false }, done);
-            else socket.send(data, done);
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
@@ -116,25 +111,32 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, f
   };
 }
 
-/** The payload graphql-ws is handed instead of a shared result: `send` replaces its frame. */
-const PLACEHOLDER = Object.freeze({ 'airlock.sharedFrame': true });
-/** How graphql-ws's frame of the placeholder ends (its id comes first: `{"id":…,"type":…}`). */
-const PLACEHOLDER_END = `,"type":"next","payload":${JSON.stringify(PLACEHOLDER)}}`;
-const FRAME_START = '{"id":';
-const FRAME_END = Buffer.from('}');
+/**
+ * Where a subscription's results can be written straight to its socket, past graphql-ws's
+ * per-event loop (plugins/shared-execution.ts uses it for results without errors). A result is
+ * serialised once for every subscriber of it; each socket gets a frame made of its subscription's
+ * own head (`{"id":…,"type":"next","payload":`, built once per subscription) and those bytes.
+ */
+export interface FrameSink {
+  /** Writes `result` as this subscription's `next` frame; resolves once the socket took it (its backpressure). */
+  send(result: ExecutionResult): Promise<void>;
+  /** False once the client completed the subscription or the socket is no longer open. */
+  readonly open: boolean;
+}
 
 export interface SharedFrames {
-  /** graphql-ws's `onNext`: remembers the result's bytes for this subscription, returns the placeholder. */
-  next(socket: WebSocket, id: string, result: ExecutionResult): ExecutionResult;
-  /** The frame to write instead of `data` when `data` is a placeholder frame, else null. */
-  splice(socket: WebSocket, data: string): Buffer | null;
+  /** Registers the socket and id of the graphql-ws operation whose context this is. */
+  attach(context: object, socket: WebSocket, id: string, isOpen: () => boolean): void;
+  /** The sink of an operation's context; undefined for one that did not come over a websocket (SSE). */
+  sinkOf(context: object): FrameSink | undefined;
 }
+
+const FRAME_END = Buffer.from('}');
 
 export function createSharedFrames(): SharedFrames {
   /** Each result's payload, serialised once (kept as long as the result object lives). */
   const payloads = new WeakMap<object, Buffer>();
-  /** Per socket, per subscription id: the payload its next placeholder frame stands for. */
-  const waiting = new WeakMap<WebSocket, Map<string, Buffer>>();
+  const sinks = new WeakMap<object, FrameSink>();
 
   const payloadOf = (result: ExecutionResult): Buffer => {
     let bytes = payloads.get(result);
@@ -148,22 +150,20 @@ export function createSharedFrames(): SharedFrames {
   };
 
   return {
-    next(socket, id, result) {
-      let bySubscription = waiting.get(socket);
-      if (!bySubscription) waiting.set(socket, (bySubscription = new Map()));
-      bySubscription.set(id, payloadOf(result));
-      return PLACEHOLDER as ExecutionResult;
+    attach(context, socket, id, isOpen) {
+      // graphql-ws's own stringifyMessage writes the id first, as JSON (escapes included).
+      const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+      sinks.set(context, {
+        send: (result) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), { binary: false }, (error) => (error ? reject(error) : resolve()));
+          }),
+        get open() {
+          return socket.readyState === socket.OPEN && isOpen();
+        },
+      });
     },
-    splice(socket, data) {
-      if (!data.endsWith(PLACEHOLDER_END) || !data.startsWith(FRAME_START)) return null;
-      // The id as graphql-ws wrote it (JSON, escapes included), between the frame's start and end.
-      const idJson = data.slice(FRAME_START.length, data.length - PLACEHOLDER_END.length);
-      const bySubscription = waiting.get(socket);
-      const id = JSON.parse(idJson) as string;
-      const payload = bySubscription?.get(id);
-      if (!payload) return null;
-      bySubscription!.delete(id);
-      return Buffer.concat([Buffer.from(`${FRAME_START}${idJson},"type":"next","payload":`), payload, FRAME_END]);
-    },
+    sinkOf: (context) => sinks.get(context),
   };
 }

@@ -10,7 +10,7 @@ import type { TimerWheel } from '../runtime/timer-wheel.ts';
 import type { Actor } from '../tools/tool.ts';
 import { codeOf } from './errors.ts';
 import type { ClientErrorLog } from './plugins/log-client-errors.ts';
-import { attachGraphqlWs, createSharedFrames, type WsExtra } from './ws-transport.ts';
+import { attachGraphqlWs, type SharedFrames, type WsExtra } from './ws-transport.ts';
 import { FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON, type UserSessions } from './user-sessions.ts';
 
 /** How long a new socket may take to send `connection_init` (graphql-ws's default). */
@@ -40,6 +40,8 @@ export interface GraphqlWsDeps {
   readonly keepAliveMs?: number;
   /** The instance's timer wheel: each new socket's wait for `connection_init` (3 s) is a deadline on it. */
   readonly timers: TimerWheel;
+  /** Every operation's socket and id, registered under its context (results written past graphql-ws's loop). */
+  readonly frames: SharedFrames;
 }
 
 export interface GraphqlWs {
@@ -58,7 +60,6 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
   const { yoga, sessions, logger } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxMessageBytes });
 
-  const frames = createSharedFrames();
   const server = makeServer<Record<string, unknown>, WsExtra>({
     // The transport waits for connection_init on the timer wheel (ws-transport.ts): no timer per socket here.
     connectionInitWaitTimeout: Infinity,
@@ -117,6 +118,7 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
         ctx.extra.socket.close(FORBIDDEN_CLOSE_CODE, FORBIDDEN_CLOSE_REASON);
         return [new GraphQLError('Authentication required: the token of this connection is no longer valid.', { extensions: { code: 'UNAUTHENTICATED' } })];
       }
+      deps.frames.attach(contextValue, ctx.extra.socket, id, () => id in ctx.subscriptions);
       const args: ExecutionArgs = {
         schema,
         document,
@@ -129,13 +131,11 @@ export function serveGraphqlWs(deps: GraphqlWsDeps): GraphqlWs {
     },
     execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
-    // A result shared by many subscribers is serialised once (ws-transport.ts).
-    onNext: (ctx, id, _payload, _args, result) => frames.next(ctx.extra.socket, id, result),
     onError: (_ctx, _id, _payload, errors) => {
       logger.debug({ errors: errors.map((error) => error.message) }, 'graphql-ws operation error');
     },
   });
-  const transport = attachGraphqlWs(wss, server, frames, { keepAliveMs: deps.keepAliveMs ?? 12_000, initWaitMs: CONNECTION_INIT_WAIT_MS, schedule: deps.timers.schedule, logger });
+  const transport = attachGraphqlWs(wss, server, { keepAliveMs: deps.keepAliveMs ?? 12_000, initWaitMs: CONNECTION_INIT_WAIT_MS, schedule: deps.timers.schedule, logger });
 
   return {
     handleUpgrade: (request, socket, head) =>

@@ -35,19 +35,35 @@ async function loadRun(db: Db, runId: string): Promise<RunRow> {
 }
 
 /**
- * The stream event of a bus step, one object per (bus event, admin or not): every subscriber that
- * sees the same copy gets the same object, so its execution is shared (graphql/plugins/shared-execution.ts).
+ * The stream events a bus event becomes, one object per (bus event, variant): every subscriber
+ * that receives the same variant gets the same object, so its execution is shared
+ * (graphql/plugins/shared-execution.ts). A step's variants are admin (verbatim) and filtered; a
+ * run's end, with or without the live final answer; every other event has one.
  */
-const stepEvents = new WeakMap<object, { admin?: RunStreamEvent; filtered?: RunStreamEvent }>();
+const streamEvents = new WeakMap<object, Map<string, RunStreamEvent>>();
+function sharedStreamEvent(event: RunBusEvent<RunRow>, variant: string, build: () => RunStreamEvent): RunStreamEvent {
+  let variants = streamEvents.get(event);
+  if (!variants) streamEvents.set(event, (variants = new Map()));
+  let streamEvent = variants.get(variant);
+  if (!streamEvent) variants.set(variant, (streamEvent = build()));
+  return streamEvent;
+}
+
 function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, admin: boolean): RunStreamEvent {
-  let views = stepEvents.get(event);
-  if (!views) stepEvents.set(event, (views = {}));
-  const slot = admin ? 'admin' : 'filtered';
-  return (views[slot] ??= {
+  return sharedStreamEvent(event, admin ? 'admin' : 'filtered', () => ({
     kind: 'step',
     view: { runId: event.runId, sequence: event.sequence, step: admin ? event.full : event.filtered },
     publishedAt: event.publishedAt,
-  });
+  }));
+}
+
+/** The settled run of a `finished` event that carries none, read once for every watcher here. */
+const settledRuns = new WeakMap<object, Promise<RunRow>>();
+function settledRunOf(deps: RunStreamDeps, event: Extract<RunBusEvent<RunRow>, { type: 'finished' }>): Promise<RunRow> {
+  if (event.run) return Promise.resolve(event.run);
+  let run = settledRuns.get(event);
+  if (!run) settledRuns.set(event, (run = loadRun(deps.db, event.runId)));
+  return run;
 }
 
 /**
@@ -107,7 +123,7 @@ async function* streamRun(
   let lastSequence = options.lastSequence ?? 0;
   for await (const event of events) {
     if (event.type === 'started') {
-      yield { kind: 'started', run: options.startedRun ?? event.run, publishedAt: event.publishedAt };
+      yield options.startedRun ? { kind: 'started', run: options.startedRun, publishedAt: event.publishedAt } : sharedStreamEvent(event, 'started', () => ({ kind: 'started', run: event.run, publishedAt: event.publishedAt }));
     } else if (event.type === 'step') {
       if (event.sequence <= lastSequence) continue;
       if (event.sequence > lastSequence + 1) yield* storedSteps(deps, runId, lastSequence, { before: event.sequence, sharedBy: event });
@@ -115,7 +131,7 @@ async function* streamRun(
       yield stepEventFor(event, viewer.isAdmin);
     } else if (event.type === 'suspended') {
       lastSequence = yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      yield { kind: 'suspended', run: event.run, turn: event, publishedAt: event.publishedAt };
+      yield sharedStreamEvent(event, 'suspended', () => ({ kind: 'suspended', run: event.run, turn: event, publishedAt: event.publishedAt }));
       // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
       // runEvents keeps streaming through the resume.
       if (options.endOnSuspension) return;
@@ -124,12 +140,16 @@ async function* streamRun(
     } else if (event.type === 'resumed') {
       // What the process that died stored but never published comes first.
       if (event.fromSequence > lastSequence + 1) lastSequence = yield* storedSteps(deps, runId, lastSequence, { before: event.fromSequence, sharedBy: event });
-      yield { kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt };
+      yield sharedStreamEvent(event, 'resumed', () => ({ kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt }));
     } else {
       yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      const run = event.run ?? (await loadRun(deps.db, runId));
+      const run = await settledRunOf(deps, event);
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
-      yield { kind: 'finished', run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run, publishedAt: event.publishedAt };
+      yield sharedStreamEvent(event, mayReadAnswer ? 'finished with the answer' : 'finished', () => ({
+        kind: 'finished',
+        run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run,
+        publishedAt: event.publishedAt,
+      }));
       return;
     }
   }

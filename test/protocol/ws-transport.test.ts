@@ -17,7 +17,7 @@ async function serve(keepAliveMs: number, initWaitMs = 60_000): Promise<{ url: s
   const wss = new WebSocketServer({ noServer: true });
   const wheel = createTimerWheel();
   const server = makeServer<Record<string, unknown>, WsExtra>({ schema, roots: { query: { hello: () => 'world' } }, connectionInitWaitTimeout: Infinity });
-  const transport = attachGraphqlWs(wss, server, createSharedFrames(), { keepAliveMs, initWaitMs, schedule: wheel.schedule, logger: silent });
+  const transport = attachGraphqlWs(wss, server, { keepAliveMs, initWaitMs, schedule: wheel.schedule, logger: silent });
   const http: HttpServer = createServer();
   http.on('upgrade', (request, socket, head) => wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request)));
   http.listen(0, '127.0.0.1');
@@ -112,14 +112,22 @@ describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
 });
 
 describe('shared frames', () => {
-  // Stand-ins for sockets: the frames only use them as keys.
-  const socketA = {} as WebSocket;
-  const socketB = {} as WebSocket;
+  /** A stand-in for a socket: what the frames use of one (its state, `send` with a callback). */
+  const fakeSocket = () => {
+    const written: Buffer[] = [];
+    const socket = {
+      OPEN: 1,
+      readyState: 1,
+      send: (data: Buffer, _options: object, done: (error?: Error) => void) => {
+        written.push(data);
+        done();
+      },
+    };
+    return { socket: socket as unknown as WebSocket, written, state: socket };
+  };
+  const frameOf = (data: Buffer | undefined) => JSON.parse(data!.toString('utf8'));
 
-  /** What graphql-ws would write for the placeholder `next` returns (its own stringifyMessage). */
-  const placeholderFrame = (id: string, payload: ExecutionResult) => JSON.stringify({ id, type: 'next', payload });
-
-  it('should serialise a result once for every subscriber of it, each frame with its own id', () => {
+  it('should serialise a result once for every subscriber of it, each frame with its own id', async () => {
     const frames = createSharedFrames();
     let reads = 0;
     const result: ExecutionResult = {
@@ -130,37 +138,52 @@ describe('shared frames', () => {
         },
       },
     };
-    const ids: [WebSocket, string][] = [
-      [socketA, '1'],
-      [socketA, '2'],
-      [socketB, 'a"b\\c\u2028d'],
+    const a = fakeSocket();
+    const b = fakeSocket();
+    const subscriptions: [ReturnType<typeof fakeSocket>, string][] = [
+      [a, '1'],
+      [a, '2'],
+      [b, 'a"b\\c\u2028d'],
     ];
-    const written = ids.map(([socket, id]) => frames.splice(socket, placeholderFrame(id, frames.next(socket, id, result))));
-    expect(reads).toBe(1);
-    for (const [index, frame] of written.entries()) {
-      expect(JSON.parse(frame!.toString('utf8'))).toEqual({ id: ids[index]![1], type: 'next', payload: { data: { step: { sequence: 7, content: 'héllo \u2028 "quoted"' } } } });
+    for (const [{ socket }, id] of subscriptions) {
+      const context = {};
+      frames.attach(context, socket, id, () => true);
+      await frames.sinkOf(context)!.send(result);
     }
+    expect(reads).toBe(1);
+    const received = [...a.written, ...b.written].map(frameOf);
+    expect(received).toEqual(subscriptions.map(([, id]) => ({ id, type: 'next', payload: { data: { step: { sequence: 7, content: 'héllo \u2028 "quoted"' } } } })));
   });
 
-  it('should write errors as graphql-ws does (their JSON), and a new result anew', () => {
+  it('should write errors as graphql-ws does (their JSON), and a new result anew', async () => {
     const frames = createSharedFrames();
-    const failed: ExecutionResult = { data: null, errors: [new GraphQLError('too large', { extensions: { code: 'RESPONSE_TOO_LARGE' } })] };
-    const frame = frames.splice(socketA, placeholderFrame('9', frames.next(socketA, '9', failed)));
-    expect(JSON.parse(frame!.toString('utf8'))).toEqual({ id: '9', type: 'next', payload: { data: null, errors: [{ message: 'too large', extensions: { code: 'RESPONSE_TOO_LARGE' } }] } });
-    const later = frames.splice(socketA, placeholderFrame('9', frames.next(socketA, '9', { data: { n: 2 } })));
-    expect(JSON.parse(later!.toString('utf8')).payload).toEqual({ data: { n: 2 } });
+    const { socket, written } = fakeSocket();
+    const context = {};
+    frames.attach(context, socket, '9', () => true);
+    const sink = frames.sinkOf(context)!;
+    await sink.send({ data: null, errors: [new GraphQLError('too large', { extensions: { code: 'RESPONSE_TOO_LARGE' } })] });
+    await sink.send({ data: { n: 2 } });
+    expect(written.map(frameOf)).toEqual([
+      { id: '9', type: 'next', payload: { data: null, errors: [{ message: 'too large', extensions: { code: 'RESPONSE_TOO_LARGE' } }] } },
+      { id: '9', type: 'next', payload: { data: { n: 2 } } },
+    ]);
   });
 
-  it('should leave every other frame as it is, a look-alike from another subscription included', () => {
+  it('should have no sink for a context it was not given, and write nothing to a closed socket or a completed subscription', async () => {
     const frames = createSharedFrames();
-    expect(frames.splice(socketA, JSON.stringify({ id: '1', type: 'complete' }))).toBeNull();
-    expect(frames.splice(socketA, JSON.stringify({ type: 'connection_ack' }))).toBeNull();
-    const placeholder = frames.next(socketA, '1', { data: { n: 1 } });
-    // The same placeholder for an id (or a socket) that has nothing waiting: not spliced.
-    expect(frames.splice(socketA, placeholderFrame('2', placeholder))).toBeNull();
-    expect(frames.splice(socketB, placeholderFrame('1', placeholder))).toBeNull();
-    // Spliced once: the waiting payload is used up.
-    expect(frames.splice(socketA, placeholderFrame('1', placeholder))).not.toBeNull();
-    expect(frames.splice(socketA, placeholderFrame('1', placeholder))).toBeNull();
+    expect(frames.sinkOf({})).toBeUndefined();
+    const { socket, written, state } = fakeSocket();
+    let subscribed = true;
+    const context = {};
+    frames.attach(context, socket, '1', () => subscribed);
+    const sink = frames.sinkOf(context)!;
+    expect(sink.open).toBe(true);
+    subscribed = false;
+    expect(sink.open).toBe(false);
+    subscribed = true;
+    state.readyState = 3;
+    expect(sink.open).toBe(false);
+    await sink.send({ data: { n: 1 } });
+    expect(written).toEqual([]);
   });
 });

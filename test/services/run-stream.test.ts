@@ -109,6 +109,40 @@ describe.each(TEST_DATABASES)('following a run (%s)', (kind) => {
     expect(f.reads.map((read) => read.afterSequence)).toEqual([0, 0, 0, 0, 2]);
   });
 
+  it('should hand every watcher of the same view the same live event objects (one execution each: shared-execution.ts), and read the run once for an end that comes without it', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    let runReads = 0;
+    // The database, with the reads of the runs table counted.
+    const counting = new Proxy(db, {
+      get(target, property) {
+        if (property !== 'selectFrom') return Reflect.get(target, property);
+        return (table: Parameters<Db['selectFrom']>[0]) => {
+          if (table === 'runs') runReads++;
+          return target.selectFrom(table);
+        };
+      },
+    });
+    const deps = { ...f.deps, db: counting };
+    const watchers = await Promise.all([followRun(deps, ADMIN, run.id), followRun(deps, ADMIN, run.id)]);
+    const live = async (stream: AsyncGenerator<RunStreamEvent>) => {
+      const events: RunStreamEvent[] = [];
+      for await (const event of stream) if (event.publishedAt !== null) events.push(event);
+      return events;
+    };
+    f.store(run.id, 1);
+    f.publishStep(run.id, 1);
+    f.bus.publish({ type: 'resumed', runId: run.id, fromSequence: 2, reason: 'LEASE_EXPIRED', run });
+    await db.updateTable('runs').set({ status: 'COMPLETED', finished_at: new Date() }).where('id', '=', run.id).execute();
+    runReads = 0;
+    f.bus.publish({ type: 'finished', runId: run.id, finalContent: 'the answer', run: null });
+    const [first, second] = await Promise.all(watchers.map(live));
+    expect(first!.map((event) => event.kind)).toEqual(['step', 'resumed', 'finished']);
+    first!.forEach((event, index) => expect(second![index]).toBe(event));
+    expect(first!.at(-1)).toMatchObject({ run: { status: 'COMPLETED', final_content: 'the answer' } });
+    expect(runReads).toBe(1);
+  });
+
   it('should serve a settled run from storage alone, with no subscription to the bus', async () => {
     const f = streamFixture(db);
     const run = await leasedRun(db);

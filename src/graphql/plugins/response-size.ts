@@ -83,6 +83,27 @@ export function eventAbortSignalFor(context: object): AbortSignal | undefined {
   return controller.signal;
 }
 
+/** Ends the event the budget counted (a snapshot's bytes add up); returns what it came to. */
+function closeEvent(budget: Budget): { exceeded: boolean; inSnapshot: boolean } {
+  const { exceeded, inSnapshot } = budget;
+  if (inSnapshot) budget.snapshotBytes += budget.bytes;
+  budget.bytes = 0;
+  budget.exceeded = false;
+  budget.inSnapshot = false;
+  budget.abort = null;
+  return { exceeded, inSnapshot };
+}
+
+/**
+ * For an event delivered past the subscription's result hooks (a result without errors written
+ * straight to its socket: shared-execution.ts): ends its count as `boundedEvents` would. Only a
+ * result within its budget may be delivered so: one over it is the refusal, which has errors.
+ */
+export function closeDeliveredEvent(context: object): void {
+  const budget = budgets.get(context);
+  if (budget) closeEvent(budget);
+}
+
 /**
  * The events of a subscription, each checked against its budget once it is resolved (each is
  * resolved, then passes here, before the next one is): an oversized event becomes the error; a
@@ -99,12 +120,7 @@ function boundedEvents(source: AsyncIterable<ExecutionResult>, budget: Budget): 
     async next() {
       if (ended) return { done: true, value: undefined };
       const event = await events.next();
-      const { exceeded, inSnapshot } = budget;
-      if (inSnapshot) budget.snapshotBytes += budget.bytes;
-      budget.bytes = 0;
-      budget.exceeded = false;
-      budget.inSnapshot = false;
-      budget.abort = null;
+      const { exceeded, inSnapshot } = closeEvent(budget);
       if (event.done || !exceeded) return event;
       if (inSnapshot) await end();
       return { done: false, value: { errors: [responseTooLarge(budget.maxBytes)] } };

@@ -2,7 +2,8 @@ import { execute } from '@graphql-tools/executor';
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../../context.ts';
-import { eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
+import type { FrameSink } from '../ws-transport.ts';
+import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
  * One GraphQL execution per subscription event and audience, shared by every subscriber of the same
@@ -19,8 +20,18 @@ import { eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
  * event stops being resolved and becomes the same RESPONSE_TOO_LARGE error for every subscriber.
  * A feed's snapshot events are new objects per subscriber (services/run-feeds.ts), so each is
  * charged to its own subscriber's snapshot budget.
+ *
+ * Over a websocket, a result without errors is written straight to the subscriber's socket
+ * (`sinkOf`, ws-transport.ts: serialised once per result, framed with the subscription's id) instead
+ * of climbing the per-event chain above this plugin (envelop's result hooks, graphql-ws's loop, its
+ * serialisation): at ten thousand watchers of one run that chain was most of the server's work per
+ * delivery (bench `subscribers`). Only what that chain would do to such a result is done here: its
+ * response-size count is closed (`closeDeliveredEvent`); masking and the logging hooks act on errors
+ * only, and results with errors still take that way. Each subscriber's own iterator still reads its
+ * own events in order and waits for its socket to take each frame, so the per-subscriber outbox
+ * bound (the bus's) and the order are what they were.
  */
-export function useSharedSubscriptionExecution(): Plugin {
+export function useSharedSubscriptionExecution(sinkOf: (context: object) => FrameSink | undefined): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
   const executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
@@ -68,10 +79,20 @@ export function useSharedSubscriptionExecution(): Plugin {
       return result;
     };
     const events = source[Symbol.asyncIterator]();
+    const context = args.contextValue as object | undefined;
+    const sink = context ? sinkOf(context) : undefined;
     const mapped: AsyncGenerator<ExecutionResult> = {
       async next() {
-        const event = await events.next();
-        return event.done ? { done: true, value: undefined } : { done: false, value: await shared(event.value) };
+        for (;;) {
+          const event = await events.next();
+          if (event.done) return { done: true, value: undefined };
+          const result = await shared(event.value);
+          // Over a websocket, a result without errors goes straight to the socket; one with errors
+          // (a refusal, a resolver's failure) takes the way up, through masking and the result hooks.
+          if (!sink || result.errors) return { done: false, value: result };
+          closeDeliveredEvent(context!);
+          if (sink.open) await sink.send(result);
+        }
       },
       async return() {
         await events.return?.();

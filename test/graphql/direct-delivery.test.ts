@@ -1,0 +1,75 @@
+import { type ExecutionResult, parse } from 'graphql';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { describe, expect, it } from 'vitest';
+import { useResponseSizeLimit } from '../../src/graphql/plugins/response-size.ts';
+import { useSharedSubscriptionExecution } from '../../src/graphql/plugins/shared-execution.ts';
+import type { FrameSink } from '../../src/graphql/ws-transport.ts';
+
+/**
+ * Over a websocket, a subscription result without errors goes straight to its socket's sink
+ * (plugins/shared-execution.ts), past the result hooks above it; a result with errors takes the
+ * way up. What the hooks would have done to a delivered result must still happen: here, closing
+ * its response-size count, without which the bytes of delivered events would add up to a refusal.
+ */
+const schema = createSchema({
+  typeDefs: /* GraphQL */ `
+    type Query {
+      ok: Boolean
+    }
+    type Subscription {
+      texts: String
+    }
+  `,
+  resolvers: {
+    Subscription: {
+      texts: {
+        subscribe: async function* (_root: unknown, _args: unknown, context: { texts: string[] }) {
+          for (const text of context.texts) yield { texts: text };
+        },
+      },
+    },
+  },
+});
+
+/** A sink that records what it was sent; `open` can be switched off. */
+function recordingSink() {
+  const sent: ExecutionResult[] = [];
+  const sink: { open: boolean; send: FrameSink['send'] } = { open: true, send: async (result) => void sent.push(result) };
+  return { sink, sent };
+}
+
+async function subscribeWith(texts: string[], sink: FrameSink | undefined): Promise<ExecutionResult[]> {
+  let context: object | undefined;
+  const yoga = createYoga({
+    schema,
+    context: () => ({ texts }),
+    plugins: [useSharedSubscriptionExecution((candidate) => (candidate === context ? sink : undefined)), useResponseSizeLimit(200)],
+  });
+  const { subscribe, contextFactory } = yoga.getEnveloped({});
+  context = await contextFactory();
+  const stream = (await subscribe({ schema: yoga.getEnveloped({}).schema, document: parse('subscription { texts }'), contextValue: context })) as AsyncIterable<ExecutionResult>;
+  const yielded: ExecutionResult[] = [];
+  for await (const result of stream) yielded.push(result);
+  return yielded;
+}
+
+describe('subscription results written straight to the socket (plugins/shared-execution.ts)', () => {
+  it('should send the results without errors to the sink, each within its own budget, and yield the refusal of an oversized one', async () => {
+    const { sink, sent } = recordingSink();
+    // Ten events of 60 characters: 600 bytes in all, three times the 200 each may have.
+    const texts = Array.from({ length: 10 }, (_, index) => `${index}`.padEnd(60, '.'));
+    const yielded = await subscribeWith([...texts.slice(0, 5), 'x'.repeat(500), ...texts.slice(5)], sink);
+    expect(sent.map((result) => (result.data as { texts: string }).texts)).toEqual(texts);
+    expect(yielded).toHaveLength(1);
+    expect(yielded[0]!.errors?.map((error) => error.extensions?.code)).toEqual(['RESPONSE_TOO_LARGE']);
+  });
+
+  it('should yield every result where there is no sink (server-sent events), and send nothing once the sink is closed', async () => {
+    const texts = ['a', 'b'];
+    expect((await subscribeWith(texts, undefined)).map((result) => result.data)).toEqual([{ texts: 'a' }, { texts: 'b' }]);
+    const { sink, sent } = recordingSink();
+    sink.open = false;
+    expect(await subscribeWith(texts, sink)).toEqual([]);
+    expect(sent).toEqual([]);
+  });
+});
