@@ -1,7 +1,7 @@
 import type { Db, RunRow } from '../db/database.ts';
 import type { SecretBox } from '../db/secret-box.ts';
 import { listRuns } from '../db/repositories/run-list.ts';
-import { findRunsByIds } from '../db/repositories/runs.ts';
+import { NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { createCoalescingOutbox } from '../runtime/coalesce.ts';
 import type { TimerWheel } from '../runtime/timer-wheel.ts';
@@ -10,6 +10,7 @@ import type { Suspension } from '../runtime/approval.ts';
 import type { Actor } from '../tools/tool.ts';
 import { pendingApprovals } from './approvals.ts';
 import { matchesRunFilter, type RunFilter } from './run-filter.ts';
+import { settledRunOf } from './run-stream.ts';
 
 /** What the live list feeds read: the runs (snapshots), the bus (changes), the sealed approval state. */
 export interface RunFeedDeps {
@@ -67,6 +68,14 @@ const liveUpdateOf = (run: RunRow, publishedAt: number): RunUpdate => {
   if (update?.publishedAt !== publishedAt) liveUpdates.set(run, (update = { run, snapshot: false, publishedAt }));
   return update;
 };
+
+/** The row of a run's end, read once for every feed here when the event carries none; null for a run deleted since. */
+function finishedRun(db: Db, event: Extract<RunBusEvent<RunRow>, { type: 'finished' }>): Promise<RunRow | null> {
+  return settledRunOf(db, event).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+}
 
 /** Releases the bus subscription when the feed ends, however it ends. */
 function feedStream<T>(source: () => Promise<IteratorResult<T>>, release: () => void): AsyncGenerator<T> {
@@ -171,7 +180,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       case 'resumed':
         return accept(event.run, positionOf(event.run), false, event.publishedAt);
       case 'finished': {
-        const run = event.run ?? (await findRunsByIds(deps.db, [event.runId]))[0];
+        const run = await finishedRun(deps.db, event);
         if (!run) return;
         return accept(run, positionOf(run), true, event.publishedAt);
       }
@@ -256,7 +265,7 @@ export async function approvalRequests(deps: RunFeedDeps, viewer: Actor, options
       }
       const shown = waiting.get(event.runId);
       if (!shown) continue; // never shown waiting: nothing to take off the queue
-      const run = event.type === 'decided' ? event.run : (event.run ?? (await findRunsByIds(deps.db, [event.runId]))[0]);
+      const run = event.type === 'finished' ? await finishedRun(deps.db, event) : event.run;
       if (!run || !after(positionOf(run), shown)) continue;
       waiting.delete(event.runId);
       if (event.type === 'decided') {

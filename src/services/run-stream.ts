@@ -57,12 +57,15 @@ function stepEventFor(event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, adm
   }));
 }
 
-/** The settled run of a `finished` event that carries none, read once for every watcher here. */
+/**
+ * The settled run of a `finished` event, read once for every reader of the event in this process
+ * (the run's watchers, the live lists) when the event carries none.
+ */
 const settledRuns = new WeakMap<object, Promise<RunRow>>();
-function settledRunOf(deps: RunStreamDeps, event: Extract<RunBusEvent<RunRow>, { type: 'finished' }>): Promise<RunRow> {
+export function settledRunOf(db: Db, event: Extract<RunBusEvent<RunRow>, { type: 'finished' }>): Promise<RunRow> {
   if (event.run) return Promise.resolve(event.run);
   let run = settledRuns.get(event);
-  if (!run) settledRuns.set(event, (run = loadRun(deps.db, event.runId)));
+  if (!run) settledRuns.set(event, (run = loadRun(db, event.runId)));
   return run;
 }
 
@@ -143,7 +146,7 @@ async function* streamRun(
       yield sharedStreamEvent(event, 'resumed', () => ({ kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt }));
     } else {
       yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      const run = await settledRunOf(deps, event);
+      const run = await settledRunOf(deps.db, event);
       const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
       yield sharedStreamEvent(event, mayReadAnswer ? 'finished with the answer' : 'finished', () => ({
         kind: 'finished',

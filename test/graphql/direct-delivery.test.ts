@@ -1,4 +1,5 @@
 import { type ExecutionResult, parse } from 'graphql';
+import { createContextCache } from '@pothos/core';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useResponseSizeLimit } from '../../src/graphql/plugins/response-size.ts';
@@ -11,13 +12,14 @@ import type { FrameSink } from '../../src/graphql/ws-transport.ts';
  * way up. What the hooks would have done to a delivered result must still happen: here, closing
  * its response-size count, without which the bytes of delivered events would add up to a refusal.
  */
-const schema = createSchema({
+const schema = createSchema<{ texts: string[] }>({
   typeDefs: /* GraphQL */ `
     type Query {
       ok: Boolean
     }
     type Subscription {
       texts: String
+      cached: Int
     }
   `,
   resolvers: {
@@ -27,9 +29,18 @@ const schema = createSchema({
           for (const text of context.texts) yield { texts: text };
         },
       },
+      cached: {
+        subscribe: async function* (_root: unknown, _args: unknown, context: { texts: string[] }) {
+          for (const _text of context.texts) yield {};
+        },
+        // What Pothos keeps per context (loaders, scope results): how often this context was seen before.
+        resolve: (_event: unknown, _args: unknown, context: { texts: string[] }) => perContext(context).seen++,
+      },
     },
   },
 });
+
+const perContext = createContextCache(() => ({ seen: 0 }));
 
 /** A sink that records what it was sent; `open` can be switched off. */
 function recordingSink() {
@@ -38,7 +49,7 @@ function recordingSink() {
   return { sink, sent };
 }
 
-async function subscribeWith(texts: string[], sink: FrameSink | undefined): Promise<ExecutionResult[]> {
+async function subscribeWith(texts: string[], sink: FrameSink | undefined, document = 'subscription { texts }'): Promise<ExecutionResult[]> {
   let context: object | undefined;
   const yoga = createYoga({
     schema,
@@ -47,7 +58,7 @@ async function subscribeWith(texts: string[], sink: FrameSink | undefined): Prom
   });
   const { subscribe, contextFactory } = yoga.getEnveloped({});
   context = await contextFactory();
-  const stream = (await subscribe({ schema: yoga.getEnveloped({}).schema, document: parse('subscription { texts }'), contextValue: context })) as AsyncIterable<ExecutionResult>;
+  const stream = (await subscribe({ schema: yoga.getEnveloped({}).schema, document: parse(document), contextValue: context })) as AsyncIterable<ExecutionResult>;
   const yielded: ExecutionResult[] = [];
   for await (const result of stream) yielded.push(result);
   return yielded;
@@ -62,6 +73,11 @@ describe('subscription results written straight to the socket (plugins/shared-ex
     expect(sent.map((result) => (result.data as { texts: string }).texts)).toEqual(texts);
     expect(yielded).toHaveLength(1);
     expect(yielded[0]!.errors?.map((error) => error.extensions?.code)).toEqual(['RESPONSE_TOO_LARGE']);
+  });
+
+  it("should give each event's execution its own Pothos caches (loaders, scope results), not the subscription's", async () => {
+    const yielded = await subscribeWith(['a', 'b', 'c'], undefined, 'subscription { cached }');
+    expect(yielded.map((result) => result.data)).toEqual([{ cached: 0 }, { cached: 0 }, { cached: 0 }]);
   });
 
   it('should yield every result where there is no sink (server-sent events), and send nothing once the sink is closed', async () => {

@@ -1,4 +1,5 @@
 import { execute } from '@graphql-tools/executor';
+import { contextCacheSymbol } from '@pothos/core';
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../../context.ts';
@@ -31,6 +32,18 @@ import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './
  * own events in order and waits for its socket to take each frame, so the per-subscriber outbox
  * bound (the bus's) and the order are what they were.
  */
+/**
+ * A subscription's context lives as long as the subscription, but what Pothos caches per context
+ * (data loaders, the auth scopes evaluated per parent object) belongs to one execution: kept, a
+ * dashboard open for a day would read a renamed configuration from its loader's cache and keep
+ * every run row it was ever shown as a key of the scope cache. Pothos keys those caches by the
+ * context's `contextCacheSymbol` entry when there is one: each execution gets a new one, and the
+ * one it used is let go when it ends.
+ */
+function freshCaches(context: object | undefined): void {
+  if (context) (context as Record<symbol, object>)[contextCacheSymbol] = {};
+}
+
 export function useSharedSubscriptionExecution(sinkOf: (context: object) => FrameSink | undefined): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
@@ -53,6 +66,7 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
       args.operationName ?? undefined,
       args.subscribeFieldResolver ?? undefined,
     );
+    freshCaches(args.contextValue as object | undefined);
     if (!isAsyncIterable(source)) return source as ExecutionResult;
     const audience = audienceOf(args);
     const { signal: _signal, ...unsignalled } = args as ExecutionArgs & { signal?: AbortSignal };
@@ -62,11 +76,14 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
       const signal = context ? eventAbortSignalFor(context) : undefined;
       let result: ExecutionResult;
       try {
+        freshCaches(context);
         result = (await execute({ ...unsignalled, rootValue: payload, ...(signal ? { signal } : {}) } as never)) as ExecutionResult;
       } catch (error) {
         // The executor rejects with the abort's reason: the refusal below.
         if (!(context && oversizeRefusalFor(context))) throw error;
         result = { data: null };
+      } finally {
+        freshCaches(context);
       }
       return (context && oversizeRefusalFor(context)) || result;
     };
