@@ -85,120 +85,193 @@ function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, 
   return read;
 }
 
+/** Where a stream's events are put, in order; `end` ends the stream after what was put. */
+interface Outlet {
+  push(event: RunStreamEvent): void;
+  end(): void;
+}
+
 /**
- * The stored steps after `afterSequence` and before `before`, in order, as the persisted (filtered)
- * copy; returns the last sequence it delivered (`afterSequence` when none). A step is published only
- * after its commit, and a run is settled only after its steps committed, so whatever a watcher
- * missed before a later event is in storage when that event arrives.
+ * Puts out the stored steps after `afterSequence` and before `before`, in order, as the persisted
+ * (filtered) copy; resolves with the last sequence it put (`afterSequence` when none). A step is
+ * published only after its commit, and a run is settled only after its steps committed, so
+ * whatever a watcher missed before a later event is in storage when that event arrives.
  */
-async function* storedSteps(
+async function putStoredSteps(
   deps: RunStreamDeps,
   runId: string,
   afterSequence: number,
+  out: Outlet,
   options: { readonly before?: number; readonly sharedBy?: object } = {},
-): AsyncGenerator<RunStreamEvent, number> {
+): Promise<number> {
   let lastSequence = afterSequence;
   for (const { sequence, step } of await storedAfter(deps, runId, afterSequence, options.sharedBy ?? null)) {
     if (sequence >= (options.before ?? Infinity)) break;
     lastSequence = sequence;
-    yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
+    out.push({ kind: 'step', view: { runId, sequence, step }, publishedAt: null });
   }
   return lastSequence;
 }
 
-/**
- * Turns bus events into stream events for one viewer: admins get the live steps verbatim, everyone
- * else the copy at the run's privacy level. Steps at or below `lastSequence` were already sent
- * (replay) and are skipped. No event comes before a stored step it follows: before a live step that
- * skips ahead, a park or the end, the steps stored after the last one delivered are read and
- * delivered first (at the run's privacy level, for admins too) — live events lost on the way from
- * another instance, or never published because their instance died between commit and publication.
- * The initiator and admins receive the live final answer even when the privacy level does not store
- * it. Ends when the run finished (or parked, with `endOnSuspension`) or when `events` was released.
- */
-async function* streamRun(
-  deps: RunStreamDeps,
-  viewer: Actor,
-  runId: string,
-  events: AsyncIterable<RunBusEvent<RunRow>>,
-  options: { lastSequence?: number; endOnSuspension?: boolean; startedRun?: RunRow } = {},
-): AsyncGenerator<RunStreamEvent> {
-  let lastSequence = options.lastSequence ?? 0;
-  for await (const event of events) {
-    if (event.type === 'started') {
-      yield options.startedRun ? { kind: 'started', run: options.startedRun, publishedAt: event.publishedAt } : sharedStreamEvent(event, 'started', () => ({ kind: 'started', run: event.run, publishedAt: event.publishedAt }));
-    } else if (event.type === 'step') {
-      if (event.sequence <= lastSequence) continue;
-      if (event.sequence > lastSequence + 1) yield* storedSteps(deps, runId, lastSequence, { before: event.sequence, sharedBy: event });
-      lastSequence = event.sequence;
-      yield stepEventFor(event, viewer.isAdmin);
-    } else if (event.type === 'suspended') {
-      lastSequence = yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      yield sharedStreamEvent(event, 'suspended', () => ({ kind: 'suspended', run: event.run, turn: event, publishedAt: event.publishedAt }));
-      // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
-      // runEvents keeps streaming through the resume.
-      if (options.endOnSuspension) return;
-    } else if (event.type === 'decided') {
-      continue; // the APPROVAL step that follows tells the decision
-    } else if (event.type === 'resumed') {
-      // What the process that died stored but never published comes first.
-      if (event.fromSequence > lastSequence + 1) lastSequence = yield* storedSteps(deps, runId, lastSequence, { before: event.fromSequence, sharedBy: event });
-      yield sharedStreamEvent(event, 'resumed', () => ({ kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt }));
-    } else {
-      yield* storedSteps(deps, runId, lastSequence, { sharedBy: event });
-      const run = await settledRunOf(deps.db, event);
-      const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
-      yield sharedStreamEvent(event, mayReadAnswer ? 'finished with the answer' : 'finished', () => ({
-        kind: 'finished',
-        run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run,
-        publishedAt: event.publishedAt,
-      }));
-      return;
-    }
-  }
+/** What a watcher has delivered so far: steps at or below `lastSequence` are not delivered again. */
+interface Delivered {
+  lastSequence: number;
 }
 
 /**
- * A run stream. `release` runs exactly once, as soon as the stream ends: `endedEarly` is false
- * only when the stream reached its end by itself, true when the client completed or disconnected
- * (or the stream failed). An async generator defers `return()` until its pending `next()` settles
- * (for a run stream: the next bus event, seconds away) and ignores it before the first `next()`,
- * so `return()` releases first (unsubscribing from the bus ends the pending `next()`).
- *
- * Why not graphql-yoga's Repeater: we built the streams on it and measured workload 2 (1 000
- * `runEvents` subscribers): the server's CPU for the same 31 000 deliveries rose from 4.6 s to
- * 6.2–7.7 s and the p99 lag from 1.84 × to 2.2–2.4 × the raw `ws` broadcast, because every event
- * then crossed the Repeater's push and pull promises on top of the generator's own.
+ * Turns bus events into stream events for one viewer: admins get the live steps verbatim, everyone
+ * else the copy at the run's privacy level. Steps at or below `delivered.lastSequence` were already
+ * sent (replay) and are skipped. No event comes before a stored step it follows: before a live step
+ * that skips ahead, a park or the end, the steps stored after the last one delivered are read and
+ * put out first (at the run's privacy level, for admins too) — live events lost on the way from
+ * another instance, or never published because their instance died between commit and
+ * publication. The initiator and admins receive the live final answer even when the privacy level
+ * does not store it. Ends the stream when the run finished (or parked, with `endOnSuspension`).
+ * Returns nothing for what it handled at once (a step in order: nearly every event), a promise when
+ * it reads storage first.
  */
-function runStream(stream: AsyncGenerator<RunStreamEvent>, release: (endedEarly: boolean) => unknown): AsyncGenerator<RunStreamEvent> {
+function liveHandler(
+  deps: RunStreamDeps,
+  viewer: Actor,
+  runId: string,
+  delivered: Delivered,
+  options: { endOnSuspension?: boolean; startedRun?: RunRow } = {},
+): (event: RunBusEvent<RunRow>, out: Outlet) => Promise<void> | void {
+  const putStep = (event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, out: Outlet) => {
+    delivered.lastSequence = event.sequence;
+    out.push(stepEventFor(event, viewer.isAdmin));
+  };
+  return (event, out) => {
+    switch (event.type) {
+      case 'started':
+        out.push(
+          options.startedRun
+            ? { kind: 'started', run: options.startedRun, publishedAt: event.publishedAt }
+            : sharedStreamEvent(event, 'started', () => ({ kind: 'started', run: event.run, publishedAt: event.publishedAt })),
+        );
+        return;
+      case 'step':
+        if (event.sequence <= delivered.lastSequence) return;
+        if (event.sequence === delivered.lastSequence + 1) return putStep(event, out);
+        return putStoredSteps(deps, runId, delivered.lastSequence, out, { before: event.sequence, sharedBy: event }).then(() => putStep(event, out));
+      case 'suspended':
+        return putStoredSteps(deps, runId, delivered.lastSequence, out, { sharedBy: event }).then((last) => {
+          delivered.lastSequence = last;
+          out.push(sharedStreamEvent(event, 'suspended', () => ({ kind: 'suspended', run: event.run, turn: event, publishedAt: event.publishedAt })));
+          // A parked run belongs to no connection: runAgent ends here (leaving does not cancel it);
+          // runEvents keeps streaming through the resume.
+          if (options.endOnSuspension) out.end();
+        });
+      case 'decided':
+        return; // the APPROVAL step that follows tells the decision
+      case 'resumed': {
+        const putResumed = () =>
+          out.push(sharedStreamEvent(event, 'resumed', () => ({ kind: 'resumed', run: event.run, fromSequence: event.fromSequence, reason: event.reason, publishedAt: event.publishedAt })));
+        // What the process that died stored but never published comes first.
+        if (event.fromSequence <= delivered.lastSequence + 1) return putResumed();
+        return putStoredSteps(deps, runId, delivered.lastSequence, out, { before: event.fromSequence, sharedBy: event }).then((last) => {
+          delivered.lastSequence = last;
+          putResumed();
+        });
+      }
+      case 'finished':
+        return putStoredSteps(deps, runId, delivered.lastSequence, out, { sharedBy: event })
+          .then(() => settledRunOf(deps.db, event))
+          .then((run) => {
+            const mayReadAnswer = viewer.isAdmin || run.user_id === viewer.id;
+            out.push(
+              sharedStreamEvent(event, mayReadAnswer ? 'finished with the answer' : 'finished', () => ({
+                kind: 'finished',
+                run: mayReadAnswer ? { ...run, final_content: event.finalContent } : run,
+                publishedAt: event.publishedAt,
+              })),
+            );
+            out.end();
+          });
+    }
+  };
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * A run stream: first what `first` puts out (the replay; called at the first `next()`), then, with
+ * `live`, each bus event as its handler turns it into stream events, until the stream is ended or
+ * the bus subscription ends. `release` runs exactly once, as soon as the stream ends:
+ * `endedEarly` is false only when the stream reached its end by itself, true when the client
+ * completed or disconnected (or the stream failed). `return()` releases at once, also while a
+ * `next()` waits for the next bus event (unsubscribing ends that wait).
+ *
+ * One hand-written iterator per watcher, not a chain of async generators: a live step costs the
+ * bus's promise and one callback. Each generator in the chain it replaced (the handler, the
+ * replay's `yield*`, the release wrapper) cost promise hops and a suspended frame per watcher,
+ * which at ten thousand watchers of one run was most of the server's own work per delivery (bench
+ * `subscribers`). Nor graphql-yoga's Repeater: measured at 1 000 watchers, its push and pull
+ * promises raised the server's CPU for the same deliveries by a third or more.
+ */
+function runStream(
+  first: ((out: Outlet) => Promise<void> | void) | null,
+  live: { readonly events: AsyncIterator<RunBusEvent<RunRow>>; readonly handle: (event: RunBusEvent<RunRow>, out: Outlet) => Promise<void> | void } | null,
+  release: (endedEarly: boolean) => unknown,
+): AsyncGenerator<RunStreamEvent> {
+  let queue: RunStreamEvent[] = [];
+  let head = 0;
+  let started = false;
+  let ended = false;
   let released = false;
+  const out: Outlet = {
+    push: (event) => void (ended || queue.push(event)),
+    end: () => void (ended = true),
+  };
   const releaseOnce = async (endedEarly: boolean) => {
     if (released) return;
     released = true;
     await release(endedEarly);
   };
-  const wrapped: AsyncGenerator<RunStreamEvent> = {
-    next: async (...args) => {
-      try {
-        const result = await stream.next(...args);
-        if (result.done) await releaseOnce(false);
-        return result;
-      } catch (error) {
-        await releaseOnce(true);
-        throw error;
-      }
-    },
-    return: async (value) => {
-      await releaseOnce(true);
-      return stream.return(value);
-    },
-    throw: async (error) => {
-      await releaseOnce(true);
-      return stream.throw(error);
-    },
-    [Symbol.asyncIterator]: () => wrapped,
+  const stop = () => {
+    ended = true;
+    queue = [];
+    head = 0;
   };
-  return wrapped;
+  const fail = async (error: unknown): Promise<never> => {
+    stop();
+    await releaseOnce(true);
+    throw error;
+  };
+
+  const next = (): Promise<IteratorResult<RunStreamEvent>> => {
+    if (head < queue.length) {
+      const value = queue[head++]!;
+      if (head === queue.length) (queue = []), (head = 0);
+      return Promise.resolve({ value, done: false });
+    }
+    if (!started) {
+      started = true;
+      const filling = first?.(out);
+      return filling ? filling.then(next, fail) : next();
+    }
+    if (ended || !live) return releaseOnce(false).then(() => DONE);
+    return live.events.next().then((result) => {
+      if (result.done) {
+        ended = true;
+        return next();
+      }
+      const handling = live.handle(result.value, out);
+      return handling ? handling.then(next) : next();
+    }).catch(fail);
+  };
+
+  const stream: AsyncGenerator<RunStreamEvent> = {
+    next,
+    return: async (value) => {
+      stop();
+      await releaseOnce(true);
+      return { done: true, value };
+    },
+    throw: async (error) => fail(error),
+    [Symbol.asyncIterator]: () => stream,
+  };
+  return stream;
 }
 
 const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -209,7 +282,8 @@ const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
  */
 export async function startAndFollowRun(deps: RunStreamDeps, viewer: Actor, input: unknown): Promise<AsyncGenerator<RunStreamEvent>> {
   const started = await deps.runHost.start(viewer, input);
-  return runStream(streamRun(deps, viewer, started.run.id, started.events, { endOnSuspension: true, startedRun: started.run }), (endedEarly) => {
+  const handle = liveHandler(deps, viewer, started.run.id, { lastSequence: 0 }, { endOnSuspension: true, startedRun: started.run });
+  return runStream(null, { events: started.events, handle }, (endedEarly) => {
     void started.events.return?.();
     if (endedEarly) started.cancel();
   });
@@ -228,17 +302,19 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
   if (SETTLED.has(visible.status)) {
     const stored = await deps.runHost.replay(runId, 0);
     return runStream(
-      (async function* () {
-        yield { kind: 'started', run: visible, publishedAt: null };
-        for (const { sequence, step } of stored) yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
-        yield { kind: 'finished', run: visible, publishedAt: null };
-      })(),
+      (out) => {
+        out.push({ kind: 'started', run: visible, publishedAt: null });
+        for (const { sequence, step } of stored) out.push({ kind: 'step', view: { runId, sequence, step }, publishedAt: null });
+        out.push({ kind: 'finished', run: visible, publishedAt: null });
+        out.end();
+      },
+      null,
       () => undefined,
     );
   }
   const events = deps.runHost.subscribe(runId);
   let stored;
-  let current;
+  let current: RunRow;
   try {
     stored = await deps.runHost.replay(runId, 0);
     current = await loadRun(deps.db, runId);
@@ -246,25 +322,27 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
     await events.return?.();
     throw error;
   }
-  const replayThenLive = async function* (): AsyncGenerator<RunStreamEvent> {
-    yield { kind: 'started', run: current, publishedAt: null };
-    let lastSequence = 0;
+  const delivered: Delivered = { lastSequence: 0 };
+  const replay = (out: Outlet): Promise<void> | void => {
+    out.push({ kind: 'started', run: current, publishedAt: null });
     for (const { sequence, step } of stored) {
-      lastSequence = sequence;
-      yield { kind: 'step', view: { runId, sequence, step }, publishedAt: null };
+      delivered.lastSequence = sequence;
+      out.push({ kind: 'step', view: { runId, sequence, step }, publishedAt: null });
     }
     // The run may have parked or ended after its steps were read: what it stored before comes first.
     if (SETTLED.has(current.status)) {
-      yield* storedSteps(deps, runId, lastSequence);
-      yield { kind: 'finished', run: current, publishedAt: null };
-      return;
+      return putStoredSteps(deps, runId, delivered.lastSequence, out).then(() => {
+        out.push({ kind: 'finished', run: current, publishedAt: null });
+        out.end();
+      });
     }
     const waiting = deps.runHost.suspendedState(current);
     if (waiting) {
-      lastSequence = yield* storedSteps(deps, runId, lastSequence);
-      yield { kind: 'suspended', run: current, turn: waiting.suspension, publishedAt: null };
+      return putStoredSteps(deps, runId, delivered.lastSequence, out).then((last) => {
+        delivered.lastSequence = last;
+        out.push({ kind: 'suspended', run: current, turn: waiting.suspension, publishedAt: null });
+      });
     }
-    yield* streamRun(deps, viewer, runId, events, { lastSequence });
   };
-  return runStream(replayThenLive(), () => events.return?.());
+  return runStream(replay, { events, handle: liveHandler(deps, viewer, runId, delivered) }, () => events.return?.());
 }
