@@ -21,7 +21,7 @@ import { highestReceived, measureReceipts, newSubscriber, recordEvent, type Coll
 const RUN_EVENTS = `subscription($runId: ID!) { runEvents(runId: $runId) {
   __typename
   ... on RunStartedEvent { run { id status } }
-  ... on RunStepEvent { step { sequence kind round toolName contentLength } }
+  ... on RunStepEvent { publishedAt step { sequence kind round toolName contentLength } }
   ... on RunFinishedEvent { run { id status iterations } }
 } }`;
 /** A graphql-ws `next` frame is `{"id":"<uuid>","type":"next","payload":…}`: 70 bytes around the payload. */

@@ -36,9 +36,9 @@ const OPERATION_ID = '00000000-0000-4000-8000-000000000000';
  * The frame a raw client receives: a valid graphql-ws `next` message, so that both kinds of client
  * parse and validate it with the same code (graphql-ws `parseMessage`).
  */
-export function rawFrame(frame: { sequence: number; bytes: number } | { finished: true }): string {
+export function rawFrame(frame: { sequence: number; bytes: number; publishedAt: string } | { finished: true }): string {
   if ('finished' in frame) return JSON.stringify({ id: OPERATION_ID, type: 'next', payload: { data: { runEvents: { __typename: 'RunFinishedEvent' } } } });
-  const bare = JSON.stringify({ id: OPERATION_ID, type: 'next', payload: { data: { runEvents: { __typename: 'RunStepEvent', step: { sequence: frame.sequence }, pad: '' } } } });
+  const bare = JSON.stringify({ id: OPERATION_ID, type: 'next', payload: { data: { runEvents: { __typename: 'RunStepEvent', publishedAt: frame.publishedAt, step: { sequence: frame.sequence }, pad: '' } } } });
   return bare.replace('"pad":""', `"pad":"${'x'.repeat(Math.max(0, frame.bytes - Buffer.byteLength(bare)))}"`);
 }
 
@@ -85,8 +85,7 @@ async function play(schedule: readonly ScheduledFrame[], clients: number): Promi
     if (waited > 30_000) throw new Error(`only ${connected} of ${clients} raw clients connected`);
     await sleep(10);
   }
-  // Frames are encoded before the clock starts: a broadcast server encodes once per event.
-  const frames = [...schedule].sort((a, b) => a.offsetMs - b.offsetMs).map((entry) => ({ ...entry, frame: Buffer.from(rawFrame(entry)) }));
+  const frames = [...schedule].sort((a, b) => a.offsetMs - b.offsetMs);
   const started = performance.now();
   let sentFrames = 0;
   let lateMs = 0;
@@ -94,7 +93,10 @@ async function play(schedule: readonly ScheduledFrame[], clients: number): Promi
     const wait = started + entry.offsetMs - performance.now();
     if (wait >= 1) await sleep(wait);
     lateMs = Math.max(lateMs, performance.now() - started - entry.offsetMs);
-    sentFrames += broadcast(entry.group, entry.frame);
+    // Encoded once per event and stamped with its time in the schedule, as Airlock's bus stamps an
+    // event when it happens: a frame sent late (behind the frames before it) carries that wait in its lag.
+    const publishedAt = new Date(performance.timeOrigin + started + entry.offsetMs).toISOString();
+    sentFrames += broadcast(entry.group, Buffer.from(rawFrame({ ...entry, publishedAt })));
   }
   const finished = Buffer.from(rawFrame({ finished: true }));
   for (const group of new Set(schedule.map((entry) => entry.group))) broadcast(group, finished);

@@ -5,6 +5,9 @@
  * Lag of a client for an event = its receipt time − the earliest receipt of that event by any
  * client of the same run ("measured from its first receipt"). Only live events count for lag: the
  * ones with a sequence above what any subscriber had received when the harness called `mark-live`.
+ * Lag from the event time = its receipt time − the event's `publishedAt`, the server's own time of
+ * the event (Airlock's bus stamps it; the raw broadcaster stamps each frame as it starts sending
+ * it), both epoch ms on this machine's one clock.
  */
 import type { ScheduledFrame } from '../../bin/raw-broadcast.ts';
 import { quantile, quantiles, type Quantiles } from '../../lib/stats.ts';
@@ -16,6 +19,8 @@ export interface Subscriber {
   instance: number;
   /** Receipt time (performance.now()) of the first copy of each sequence. */
   readonly received: Map<number, number>;
+  /** Per sequence, ms from the event's `publishedAt` to its first receipt (events that carry one). */
+  readonly sinceEvent: Map<number, number>;
   duplicates: number;
   outOfOrder: number;
   lastSequence: number;
@@ -43,6 +48,8 @@ export interface CollectResult extends Defects {
   readonly liveEvents: number;
   readonly lagSamples: number;
   readonly lagMs: Quantiles;
+  /** Lag from each live event's `publishedAt` (null when no event carried one). */
+  readonly eventLagMs: Quantiles | null;
   /** Per live event, its last receipt − its first (over the subscribers of its run): quantiles over events. */
   readonly spreadMs: Quantiles;
   /** p99 lag of the subscribers of each instance (index in `wsUrls`). */
@@ -52,17 +59,18 @@ export interface CollectResult extends Defects {
   readonly spanMs: number;
   readonly deliveries: number;
   /**
-   * The pace and sizes of the live events as received (offset: after the first live event's first
-   * receipt): the schedule the raw baseline replays.
+   * The pace and sizes of the live events: offsets between their server times (`publishedAt`), or
+   * between their first receipts for events without one; the schedule the raw baseline replays.
    */
   readonly schedule: readonly ScheduledFrame[];
 }
 
 /** The event as a subscriber's sink sees it (a `runEvents` payload). */
-export type ReceivedEvent = { __typename: string; step?: { sequence: number } } | undefined;
+/** `publishedAt`: the GraphQL DateTime (ISO 8601, ms) of the server's event time. */
+export type ReceivedEvent = { __typename: string; publishedAt?: string | null; step?: { sequence: number } } | undefined;
 
 export function newSubscriber(group: number): Subscriber {
-  return { group, instance: 0, received: new Map(), duplicates: 0, outOfOrder: 0, lastSequence: 0, started: false, finished: false, completed: false, error: null, close: () => undefined };
+  return { group, instance: 0, received: new Map(), sinceEvent: new Map(), duplicates: 0, outOfOrder: 0, lastSequence: 0, started: false, finished: false, completed: false, error: null, close: () => undefined };
 }
 
 /**
@@ -76,7 +84,11 @@ export function recordEvent(subscriber: Subscriber, frameBytes: Map<string, numb
   else if (event.__typename === 'RunStepEvent' && event.step) {
     const sequence = event.step.sequence;
     if (subscriber.received.has(sequence)) subscriber.duplicates += 1;
-    else subscriber.received.set(sequence, now);
+    else {
+      subscriber.received.set(sequence, now);
+      const publishedAt = event.publishedAt ? Date.parse(event.publishedAt) : Number.NaN;
+      if (Number.isFinite(publishedAt)) subscriber.sinceEvent.set(sequence, performance.timeOrigin + now - publishedAt);
+    }
     if (sequence <= subscriber.lastSequence) subscriber.outOfOrder += 1;
     subscriber.lastSequence = Math.max(subscriber.lastSequence, sequence);
     const key = `${subscriber.group}:${sequence}`;
@@ -102,9 +114,10 @@ export function measureReceipts(
   expected: readonly (readonly number[])[],
 ): CollectResult {
   const lags: number[] = [];
+  const eventLags: number[] = [];
   const spreads: number[] = [];
   const lagsByInstance: number[][] = [];
-  const schedule: { group: number; sequence: number; first: number; bytes: number }[] = [];
+  const schedule: { group: number; sequence: number; at: number; bytes: number }[] = [];
   let firstLive = Number.POSITIVE_INFINITY;
   let lastLive = Number.NEGATIVE_INFINITY;
   let lost = 0;
@@ -120,10 +133,15 @@ export function measureReceipts(
       if (sequence <= (liveAbove[group] ?? 0)) continue;
       const receipts = members[group]!.flatMap((subscriber) => {
         const time = subscriber.received.get(sequence);
+        const sinceEvent = subscriber.sinceEvent.get(sequence);
+        if (sinceEvent !== undefined) eventLags.push(sinceEvent);
         return time === undefined ? [] : [{ time, instance: subscriber.instance }];
       });
       if (receipts.length === 0) continue;
       const first = Math.min(...receipts.map((receipt) => receipt.time));
+      // The server's time of the event on this process's clock, when the event carried one.
+      const witness = members[group]!.find((subscriber) => subscriber.sinceEvent.has(sequence));
+      const publishedAt = witness ? witness.received.get(sequence)! - witness.sinceEvent.get(sequence)! : null;
       firstLive = Math.min(firstLive, first);
       const last = Math.max(...receipts.map((receipt) => receipt.time));
       lastLive = Math.max(lastLive, last);
@@ -132,15 +150,17 @@ export function measureReceipts(
         lags.push(time - first);
         (lagsByInstance[instance] ??= []).push(time - first);
       }
-      schedule.push({ group, sequence, first, bytes: frameBytes.get(`${group}:${sequence}`) ?? 0 });
+      schedule.push({ group, sequence, at: publishedAt ?? first, bytes: frameBytes.get(`${group}:${sequence}`) ?? 0 });
     }
   });
+  const scheduleStart = Math.min(...schedule.map((entry) => entry.at));
   const errors = [...new Set(subscribers.map((subscriber) => subscriber.error).filter((error): error is string => error !== null))].slice(0, 5);
   return {
     subscribers: subscribers.length,
     liveEvents: schedule.length,
     lagSamples: lags.length,
     lagMs: quantiles(lags),
+    eventLagMs: eventLags.length > 0 ? quantiles(eventLags) : null,
     spreadMs: quantiles(spreads),
     p99ByInstance: Array.from(lagsByInstance, (instanceLags) => quantile(instanceLags ?? [], 0.99)),
     lost,
@@ -151,6 +171,6 @@ export function measureReceipts(
     errors,
     spanMs: lags.length ? lastLive - firstLive : 0,
     deliveries: lags.length,
-    schedule: schedule.map(({ group, sequence, first, bytes }) => ({ group, sequence, offsetMs: first - firstLive, bytes })),
+    schedule: schedule.map(({ group, sequence, at, bytes }) => ({ group, sequence, offsetMs: at - scheduleStart, bytes })),
   };
 }
