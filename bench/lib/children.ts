@@ -4,7 +4,7 @@
  * leads a process group of its own and is stopped as a group (SIGTERM, SIGKILL after a grace), so
  * that what it starts in turn stops with it; each is held by the janitor (`janitor.ts`) until then,
  * so that none outlives the harness, however the harness ends. Node children are also preloaded with
- * `exit-with-parent.ts`: they stop their group themselves when the harness's IPC channel closes.
+ * `exit-with-parent.mjs`: they stop their group themselves when the harness's IPC channel closes.
  */
 import { type ChildProcess, fork, spawn, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +15,7 @@ import { processStartTicks } from './proc.ts';
 import { groupEnded, signalGroup, STOP_GRACE_MS, stopGroup } from './process-groups.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PRELOAD = ['--import', 'tsx', '--import', './bench/lib/exit-with-parent.ts'];
+const PRELOAD = ['--import', 'tsx', '--import', './bench/lib/exit-with-parent.mjs'];
 
 interface Running {
   readonly child: ChildProcess;

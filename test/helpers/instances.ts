@@ -8,6 +8,8 @@ import { textOf, type TypedDocumentNode } from './documents.ts';
 import { SERVER_MAIN } from './server-build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Stops the server when this process goes away (the bench's own preload, in plain JavaScript). */
+const EXIT_WITH_PARENT = './bench/lib/exit-with-parent.mjs';
 
 /** A real server process (the compiled `src/main.ts`, as `npm start` runs it), as an operator runs one instance of several. */
 export interface Instance {
@@ -39,11 +41,14 @@ export function deploymentEnv(extra: Record<string, string>): { env: Record<stri
 }
 
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  // With an IPC channel the kernel closes when this process ends, SIGKILL included: the preload
+  // then stops the server, which would otherwise outlive a killed test run (re-parented to init).
+  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, SERVER_MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  child.channel?.unref();
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

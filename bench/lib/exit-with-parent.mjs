@@ -1,6 +1,7 @@
 /**
- * Preloaded (`--import ./bench/lib/exit-with-parent.ts`) into every node process the harness starts,
- * including the Airlock server: when the harness goes away its IPC channel closes — the kernel
+ * Preloaded (`--import ./bench/lib/exit-with-parent.mjs`) into every node process the harness starts,
+ * including the Airlock server, and into the servers the tests start (test/helpers/instances.ts;
+ * plain JavaScript so that the built server, which runs without tsx, can load it too): when the harness goes away its IPC channel closes — the kernel
  * closes it on any end of the harness, SIGKILL included — and the child then stops with its process
  * group (it leads one: `children.ts` spawns it `detached`), so that what it started in turn stops
  * too: gracefully (SIGTERM), then for good (SIGKILL) after 5 s, for a process that ignores SIGTERM.
@@ -11,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 
 /** The process group to stop: its own when it leads one, else only itself. */
-function stopTarget(): number {
+function stopTarget() {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
