@@ -116,6 +116,9 @@ export async function openPGliteThread(dataPath: string, options: PGliteThreadOp
     eval: true,
     // Plain JavaScript: none of the process's loader flags (tsx's hooks under `npm test`).
     execArgv: [],
+    // The thread's JavaScript only passes statements and rows: a young generation of 2 MiB
+    // semi-spaces, not the 8 MiB ones V8 grew to while PGlite loaded (16 MiB resident, 0.4 used).
+    resourceLimits: { maxYoungGenerationSizeMb: 6 },
     // A Blob crosses by reference to its bytes, not by a copy.
     workerData: { pglite, dataPath, startParams: [...options.startParams], dump: options.dump, module },
   });
