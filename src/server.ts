@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError as yogaMaskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.ts';
-import type { Context, InitialContext } from './context.ts';
+import type { Context, GraphqlDeps, InitialContext } from './context.ts';
 import { exposeDomainError, isClientError } from './graphql/errors.ts';
 import { GRAPHIQL_OPTIONS, renderGraphiQL, useGraphiQLAssets } from './graphql/graphiql.ts';
 import { useArmor } from './graphql/plugins/armor.ts';
@@ -20,7 +20,6 @@ import { createUserSessions } from './graphql/user-sessions.ts';
 import { serveGraphqlWs } from './graphql/ws.ts';
 import { createSharedFrames } from './graphql/ws-transport.ts';
 import type { Logger } from './logger.ts';
-import type { TimerWheel } from './runtime/timer-wheel.ts';
 import type { UserRevocations } from './services/user-revocations.ts';
 import { dashboardRoute } from './dashboard/route.ts';
 import { mcpRoute, type McpServeDeps } from './mcp/serve.ts';
@@ -46,7 +45,7 @@ export interface ServerDeps {
   /** Users who lost access: their websockets and SSE streams are closed. */
   readonly revocations: UserRevocations;
   /** The instance's timer wheel: the websockets' waits for `connection_init` are deadlines on it. */
-  readonly timers: TimerWheel;
+  readonly timers: GraphqlDeps['timers'];
   /** The context of one GraphQL operation, over HTTP or a websocket. */
   readonly context: (initial: InitialContext) => Promise<Context>;
   /** What `/mcp` uses (its own narrow deps). */

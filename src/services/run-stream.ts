@@ -6,6 +6,7 @@ import type { ResumeReason, RunBusEvent } from '../runtime/events.ts';
 import type { StoredStep } from '../runtime/stored-step.ts';
 import type { Actor } from '../tools/tool.ts';
 import { visibleRun } from './approvals.ts';
+import { queuedStream, type Outlet } from './queued-stream.ts';
 import type { RunHost } from './run-host/run-host.ts';
 
 /** What a run stream reads: the runs (rows, stored steps, sealed waiting state) and their live events. */
@@ -85,11 +86,6 @@ function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, 
   return read;
 }
 
-/** Where a stream's events are put, in order; `end` ends the stream after what was put. */
-interface Outlet {
-  push(event: RunStreamEvent): void;
-  end(): void;
-}
 
 /**
  * Puts out the stored steps after `afterSequence` and before `before`, in order, as the persisted
@@ -101,7 +97,7 @@ async function putStoredSteps(
   deps: RunStreamDeps,
   runId: string,
   afterSequence: number,
-  out: Outlet,
+  out: Outlet<RunStreamEvent>,
   options: { readonly before?: number; readonly sharedBy?: object } = {},
 ): Promise<number> {
   let lastSequence = afterSequence;
@@ -136,8 +132,8 @@ function liveHandler(
   runId: string,
   delivered: Delivered,
   options: { endOnSuspension?: boolean; startedRun?: RunRow } = {},
-): (event: RunBusEvent<RunRow>, out: Outlet) => Promise<void> | void {
-  const putStep = (event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, out: Outlet) => {
+): (event: RunBusEvent<RunRow>, out: Outlet<RunStreamEvent>) => Promise<void> | void {
+  const putStep = (event: Extract<RunBusEvent<RunRow>, { type: 'step' }>, out: Outlet<RunStreamEvent>) => {
     delivered.lastSequence = event.sequence;
     out.push(stepEventFor(event, viewer.isAdmin));
   };
@@ -192,88 +188,6 @@ function liveHandler(
   };
 }
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
-/**
- * A run stream: first what `first` puts out (the replay; called at the first `next()`), then, with
- * `live`, each bus event as its handler turns it into stream events, until the stream is ended or
- * the bus subscription ends. `release` runs exactly once, as soon as the stream ends:
- * `endedEarly` is false only when the stream reached its end by itself, true when the client
- * completed or disconnected (or the stream failed). `return()` releases at once, also while a
- * `next()` waits for the next bus event (unsubscribing ends that wait).
- *
- * One hand-written iterator per watcher, not a chain of async generators: a live step costs the
- * bus's promise and one callback. Each generator in the chain it replaced (the handler, the
- * replay's `yield*`, the release wrapper) cost promise hops and a suspended frame per watcher,
- * which at ten thousand watchers of one run was most of the server's own work per delivery (bench
- * `subscribers`). Nor graphql-yoga's Repeater: measured at 1 000 watchers, its push and pull
- * promises raised the server's CPU for the same deliveries by a third or more.
- */
-function runStream(
-  first: ((out: Outlet) => Promise<void> | void) | null,
-  live: { readonly events: AsyncIterator<RunBusEvent<RunRow>>; readonly handle: (event: RunBusEvent<RunRow>, out: Outlet) => Promise<void> | void } | null,
-  release: (endedEarly: boolean) => unknown,
-): AsyncGenerator<RunStreamEvent> {
-  let queue: RunStreamEvent[] = [];
-  let head = 0;
-  let started = false;
-  let ended = false;
-  let released = false;
-  const out: Outlet = {
-    push: (event) => void (ended || queue.push(event)),
-    end: () => void (ended = true),
-  };
-  const releaseOnce = async (endedEarly: boolean) => {
-    if (released) return;
-    released = true;
-    await release(endedEarly);
-  };
-  const stop = () => {
-    ended = true;
-    queue = [];
-    head = 0;
-  };
-  const fail = async (error: unknown): Promise<never> => {
-    stop();
-    await releaseOnce(true);
-    throw error;
-  };
-
-  const next = (): Promise<IteratorResult<RunStreamEvent>> => {
-    if (head < queue.length) {
-      const value = queue[head++]!;
-      if (head === queue.length) (queue = []), (head = 0);
-      return Promise.resolve({ value, done: false });
-    }
-    if (!started) {
-      started = true;
-      const filling = first?.(out);
-      return filling ? filling.then(next, fail) : next();
-    }
-    if (ended || !live) return releaseOnce(false).then(() => DONE);
-    return live.events.next().then((result) => {
-      if (result.done) {
-        ended = true;
-        return next();
-      }
-      const handling = live.handle(result.value, out);
-      return handling ? handling.then(next) : next();
-    }).catch(fail);
-  };
-
-  const stream: AsyncGenerator<RunStreamEvent> = {
-    next,
-    return: async (value) => {
-      stop();
-      await releaseOnce(true);
-      return { done: true, value };
-    },
-    throw: async (error) => fail(error),
-    [Symbol.asyncIterator]: () => stream,
-  };
-  return stream;
-}
-
 const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /**
@@ -283,7 +197,7 @@ const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 export async function startAndFollowRun(deps: RunStreamDeps, viewer: Actor, input: unknown): Promise<AsyncGenerator<RunStreamEvent>> {
   const started = await deps.runHost.start(viewer, input);
   const handle = liveHandler(deps, viewer, started.run.id, { lastSequence: 0 }, { endOnSuspension: true, startedRun: started.run });
-  return runStream(null, { events: started.events, handle }, (endedEarly) => {
+  return queuedStream(null, { events: started.events, handle }, (endedEarly) => {
     void started.events.return?.();
     if (endedEarly) started.cancel();
   });
@@ -301,7 +215,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
   // nothing live to wait for (the console opening a past run reads two rows of storage, no bus).
   if (SETTLED.has(visible.status)) {
     const stored = await deps.runHost.replay(runId, 0);
-    return runStream(
+    return queuedStream(
       (out) => {
         out.push({ kind: 'started', run: visible, publishedAt: null });
         for (const { sequence, step } of stored) out.push({ kind: 'step', view: { runId, sequence, step }, publishedAt: null });
@@ -323,7 +237,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
     throw error;
   }
   const delivered: Delivered = { lastSequence: 0 };
-  const replay = (out: Outlet): Promise<void> | void => {
+  const replay = (out: Outlet<RunStreamEvent>): Promise<void> | void => {
     out.push({ kind: 'started', run: current, publishedAt: null });
     for (const { sequence, step } of stored) {
       delivered.lastSequence = sequence;
@@ -344,5 +258,5 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
       });
     }
   };
-  return runStream(replay, { events, handle: liveHandler(deps, viewer, runId, delivered) }, () => events.return?.());
+  return queuedStream(replay, { events, handle: liveHandler(deps, viewer, runId, delivered) }, () => events.return?.());
 }
