@@ -69,9 +69,14 @@ export function queuedStream<Event, Source>(
         ended = true;
         return next();
       }
-      const handling = live.handle(result.value, out);
-      return handling ? handling.then(next) : next();
-    }).catch(fail);
+      let handling: Promise<void> | void;
+      try {
+        handling = live.handle(result.value, out);
+      } catch (error) {
+        return fail(error);
+      }
+      return handling ? handling.then(next, fail) : next();
+    }, fail);
   };
 
   const stream: AsyncGenerator<Event> = {

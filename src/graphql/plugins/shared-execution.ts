@@ -47,7 +47,7 @@ function freshCaches(context: object | undefined): void {
 export function useSharedSubscriptionExecution(sinkOf: (context: object) => FrameSink | undefined): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
-  const executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  const executions = new WeakMap<object, Map<string, ExecutionResult | Promise<ExecutionResult>>>();
 
   const audienceOf = (args: ExecutionArgs): string => {
     let documentId = documentIds.get(args.document);
@@ -87,12 +87,17 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
       }
       return (context && oversizeRefusalFor(context)) || result;
     };
-    const shared = (payload: unknown): Promise<ExecutionResult> => {
+    /** The execution of an event for this audience: its result itself once it has settled (no await for the others). */
+    const shared = (payload: unknown): ExecutionResult | Promise<ExecutionResult> => {
       if (typeof payload !== 'object' || payload === null) return run(payload);
       let byAudience = executions.get(payload);
       if (!byAudience) executions.set(payload, (byAudience = new Map()));
       let result = byAudience.get(audience);
-      if (!result) byAudience.set(audience, (result = run(payload)));
+      if (!result) {
+        const running = run(payload);
+        byAudience.set(audience, (result = running));
+        running.then((value) => byAudience.set(audience, value), () => undefined);
+      }
       return result;
     };
     const events = source[Symbol.asyncIterator]();
@@ -103,7 +108,8 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
         for (;;) {
           const event = await events.next();
           if (event.done) return { done: true, value: undefined };
-          const result = await shared(event.value);
+          const execution = shared(event.value);
+          const result = execution instanceof Promise ? await execution : execution;
           // Over a websocket, a result without errors goes straight to the socket; one with errors
           // (a refusal, a resolver's failure) takes the way up, through masking and the result hooks.
           if (!sink || result.errors) return { done: false, value: result };
