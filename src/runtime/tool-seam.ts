@@ -137,10 +137,12 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<C
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
-  // A cancelled run does not wait for a tool that ignores its signal: the call is abandoned.
+  // A cancelled run does not wait for a tool that ignores its signal: the call is abandoned. The
+  // listener goes on the call's own signal (which the run's aborts), not on the run's: a turn of a
+  // dozen calls would put a dozen listeners on one signal, and Node warns of a leak past ten.
   const cancelled = new Promise<'cancelled'>((resolve) => {
     onAbort = () => resolve('cancelled');
-    options.context.signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
     options.context.signal.throwIfAborted();
@@ -165,7 +167,7 @@ async function runCall(call: ToolCallRequest, options: InvokeOptions): Promise<C
     return ended(ToolResult.error(toolFailedError(tool.name)), 'failed');
   } finally {
     clearTimeout(timer);
-    if (onAbort) options.context.signal.removeEventListener('abort', onAbort);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
 

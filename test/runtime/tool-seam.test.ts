@@ -199,4 +199,26 @@ describe('invokeTool timeouts', () => {
     expect((await pending).content).toBe('Error: tool "read_records" failed.');
     expect(logs).toContainEqual(expect.objectContaining({ level: 'info', msg: 'tool call abandoned: the run was cancelled' }));
   });
+
+  it('should run a turn of a dozen calls on one run signal without a listener warning, and abandon them all at its cancellation', async () => {
+    const stuck = tool('read_records', () => new Promise(() => undefined));
+    const { options } = setup([stuck]);
+    const run = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const calls = Array.from({ length: 12 }, (_, index) =>
+        invokeTool({ id: `c${index}`, name: 'read_records', arguments: '{"table":"t"}' }, { ...options, timeoutMs: 3_600_000, context: { ...options.context, signal: run.signal } }),
+      );
+      run.abort();
+      const outcomes = await Promise.all(calls);
+      expect(outcomes.map((outcome) => outcome.content)).toEqual(calls.map(() => 'Error: tool "read_records" failed.'));
+      // Node emits its warning on the next tick: let it come.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
