@@ -7,13 +7,25 @@ import type { FrameSink } from '../ws-transport.ts';
 import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
+ * A subscription's context lives as long as the subscription, but what Pothos caches per context
+ * (data loaders, the auth scopes evaluated per parent object) belongs to one execution: kept, a
+ * dashboard open for a day would read a renamed configuration from its loader's cache and keep
+ * every run row it was ever shown as a key of the scope cache. Pothos keys those caches by the
+ * context's `contextCacheSymbol` entry when there is one: each execution gets a new one, and the
+ * one it used is let go when it ends.
+ */
+function freshCaches(context: object | undefined): void {
+  if (context) (context as Record<symbol, object>)[contextCacheSymbol] = {};
+}
+
+/**
  * One GraphQL execution per subscription event and audience, shared by every subscriber of the same
  * operation (document, operation name, variables) and the same viewer (id and admin role: what the
  * resolvers may show depends on nothing else). A thousand dashboards on one run cost one execution
  * per event instead of a thousand. It applies to events that are one object for every subscriber
- * (the run streams hand out one step event per bus event and copy: `stepEventFor`; the live runs
- * list one update per run state: services/run-feeds.ts); any other event is executed per subscriber
- * as before.
+ * (the run streams hand out one stream event per bus event and view: `sharedStreamEvent`; the live
+ * runs list one update per run state: services/run-feeds.ts); any other event is executed per
+ * subscriber as before.
  *
  * The execution is remembered in a WeakMap keyed by the event object, so it lives as long as the
  * event. It runs without the first subscriber's abort signal (that subscriber leaving must not fail
@@ -32,18 +44,6 @@ import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './
  * own events in order and waits for its socket to take each frame, so the per-subscriber outbox
  * bound (the bus's) and the order are what they were.
  */
-/**
- * A subscription's context lives as long as the subscription, but what Pothos caches per context
- * (data loaders, the auth scopes evaluated per parent object) belongs to one execution: kept, a
- * dashboard open for a day would read a renamed configuration from its loader's cache and keep
- * every run row it was ever shown as a key of the scope cache. Pothos keys those caches by the
- * context's `contextCacheSymbol` entry when there is one: each execution gets a new one, and the
- * one it used is let go when it ends.
- */
-function freshCaches(context: object | undefined): void {
-  if (context) (context as Record<symbol, object>)[contextCacheSymbol] = {};
-}
-
 export function useSharedSubscriptionExecution(sinkOf: (context: object) => FrameSink | undefined): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
