@@ -157,6 +157,8 @@ export function createRedisRunBus(transport: RedisTransport, options: RedisRunBu
     subscribeAll(subscribeOptions) {
       return transport.connected() ? local.subscribeAll(subscribeOptions) : unavailable();
     },
+    deliver: (event) => local.deliver(event),
+    watchedRuns: () => local.watchedRuns(),
     subscriberCount: () => local.subscriberCount(),
     deepestQueue: () => local.deepestQueue(),
   };

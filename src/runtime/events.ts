@@ -114,6 +114,14 @@ export interface RunEventBus<Run = unknown> {
    * feeds read it; a distributed bus serves it from one shared channel.
    */
   subscribeAll(options?: { readonly types?: readonly RunBusEvent['type'][] }): AsyncIterableIterator<RunBusEvent<Run>>;
+  /**
+   * Delivers an event to this process's subscribers only, keeping its `publishedAt`: one published
+   * by another instance, or the end of a run read from storage because its own event never came
+   * (its process died between storing the end and publishing it).
+   */
+  deliver(event: RunBusEvent<Run>): void;
+  /** The runs with a watcher in this process (per-run subscriptions; the list feeds not counted). */
+  watchedRuns(): string[];
   /** Open subscriptions (for tests and metrics). */
   subscriberCount(): number;
   /**
@@ -153,8 +161,6 @@ export class EventBusUnavailableError extends DomainError {
 export interface LocalRunEventBus<Run = unknown> extends RunEventBus<Run> {
   /** Returns the event as delivered: stamped, the one object every subscriber here receives. */
   publish(event: RunBusEventDraft<Run>): RunBusEvent<Run>;
-  /** Delivers an event published elsewhere (another instance), keeping its `publishedAt`. */
-  deliver(event: RunBusEvent<Run>): void;
   /** True when a subscriber of this run, or of every run, is open here. */
   hasSubscribers(runId: string): boolean;
   /**
@@ -264,6 +270,7 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
       return event;
     },
     deliver: deliverToAll,
+    watchedRuns: () => [...topics.keys()],
     subscribe: (runId) => open(runId, null),
     subscribeAll: (options) => open(ALL, options?.types ? new Set(options.types) : null),
     subscriberCount: () => subscribers,

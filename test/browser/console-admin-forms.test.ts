@@ -220,7 +220,9 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the Admin forms in Chromium on 
     expect((await served.t.gql(`{ tools { name enabled } }`)).data.tools).toContainEqual({ name: 'read_records', enabled: false });
     await reset.click();
     await reset.waitFor({ state: 'detached' });
-    expect(await tool.isChecked()).toBe(true);
+    // The list reloads after the reset (and may be reloading already, with the data of before it):
+    // the switch shows the default once the reset's reload has rendered.
+    await expect.poll(() => tool.isChecked(), { timeout: 20_000 }).toBe(true);
     expect((await served.t.gql(`{ tools { name enabled overridden } }`)).data.tools).toContainEqual({ name: 'read_records', enabled: true, overridden: false });
     expect(admin.problems).toEqual([]);
   }, 60_000);

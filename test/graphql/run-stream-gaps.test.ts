@@ -213,6 +213,27 @@ describe.each(TEST_DATABASES)('a watcher receives every stored step before the r
     });
   }
 
+  it('should end a watcher whose run was settled by a process that died before publishing the end: the run host’s sweep delivers it from storage', async () => {
+    const run = await insertOrphan(t);
+    const driver = driverOn(t, run);
+    const watcher = overWebSocket(url, t.adminToken);
+    try {
+      const watching = watcher.watch(run.id);
+      await driver.storeAndPublish(1);
+      await watching.until((events) => sequences(events).includes(1), 'live step 1');
+      // Step 2 and the end committed, the process gone before it published either (its own
+      // event had its time: the end is a minute old).
+      await driver.storeSilently(2);
+      await sql`update runs set status = 'COMPLETED', termination_reason = 'COMPLETED', final_content = 'stored answer', finished_at = now() - interval '1 minute' where id = ${run.id}`.execute(t.app.services.db);
+      await t.app.services.runHost.settleStale();
+      expect(await watching.ended).toBeNull();
+      expect(sequences(watching.events)).toEqual([1, 2]);
+      expect(watching.events.at(-1)).toMatchObject({ __typename: 'RunFinishedEvent', run: { status: 'COMPLETED' } });
+    } finally {
+      await watcher.dispose();
+    }
+  });
+
   it('should deliver the steps stored before a settlement that lands between its replay and its read of the run', async () => {
     const run = await insertOrphan(t);
     const driver = driverOn(t, run);

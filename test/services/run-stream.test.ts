@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, RunRow } from '../../src/db/database.ts';
 import { createRunEventBus, type RunBusEventDraft } from '../../src/runtime/events.ts';
 import type { StoredStep } from '../../src/runtime/stored-step.ts';
+import { deliverLostEnds } from '../../src/services/run-host/lost-ends.ts';
 import { followRun, type RunStreamDeps, type RunStreamEvent } from '../../src/services/run-stream.ts';
 import type { Actor } from '../../src/tools/tool.ts';
 import { openMigratedDb, TEST_DATABASES } from '../helpers/databases.ts';
@@ -141,6 +142,25 @@ describe.each(TEST_DATABASES)('following a run (%s)', (kind) => {
     first!.forEach((event, index) => expect(second![index]).toBe(event));
     expect(first!.at(-1)).toMatchObject({ run: { status: 'COMPLETED', final_content: 'the answer' } });
     expect(runReads).toBe(1);
+  });
+
+  it('should end the watchers of a run settled without its finished event (its process died in between), once the event had time to come', async () => {
+    const f = streamFixture(db);
+    const run = await leasedRun(db);
+    const watchers = await Promise.all([followRun(f.deps, ADMIN, run.id), followRun(f.deps, ADMIN, run.id)]);
+    const seen = watchers.map(drain);
+    f.store(run.id, 1, 2);
+    f.publishStep(run.id, 1);
+    // Step 2 and the end are stored; the process dies before it publishes either.
+    const finishedAt = new Date();
+    await db.updateTable('runs').set({ status: 'COMPLETED', finished_at: finishedAt, final_content: 'stored answer' }).where('id', '=', run.id).execute();
+    // Within the grace its own event may still come: nothing is delivered.
+    expect(await deliverLostEnds({ db, bus: f.bus }, 60_000)).toBe(0);
+    expect(f.bus.watchedRuns()).toEqual([run.id]);
+    expect(await deliverLostEnds({ db, bus: f.bus }, -1)).toBe(1);
+    for (const events of await Promise.all(seen)) expect(events).toEqual(['started', 'step 1', 'step 2', 'finished']);
+    expect(f.bus.watchedRuns()).toEqual([]);
+    expect(await deliverLostEnds({ db, bus: f.bus }, -1)).toBe(0);
   });
 
   it('should serve a settled run from storage alone, with no subscription to the bus', async () => {

@@ -17,6 +17,7 @@ import { driveRun, type Drive } from './drive.ts';
 import { createDrivenRuns } from './driven-runs.ts';
 import { launchRun } from './launch.ts';
 import { leaseTimings, startLeaseKeeper } from './lease-keeper.ts';
+import { deliverLostEnds } from './lost-ends.ts';
 import { stopDrivenRuns } from './stop.ts';
 import { claimOrphans } from './takeover.ts';
 
@@ -171,7 +172,10 @@ export function createRunHost(services: RunHostDeps, options: RunHostOptions = {
       // Their watchers and the live lists learn it like any other end of a run.
       for (const run of settled) bus.publish({ type: 'finished', runId: run.id, finalContent: null, run });
       for (const run of settled) countSettledRun(services.metrics, run);
-      return settled.length + (await claimOrphans(parts));
+      const claimed = await claimOrphans(parts);
+      // Watchers here of a run whose process stored its end and died before publishing it.
+      await deliverLostEnds({ db, bus });
+      return settled.length + claimed;
     },
 
     async stop() {

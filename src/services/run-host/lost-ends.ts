@@ -1,0 +1,33 @@
+import type { Db, RunRow } from '../../db/database.ts';
+import { findRunsByIds } from '../../db/repositories/runs.ts';
+import type { RunEventBus } from '../../runtime/events.ts';
+
+/** How long after a run settled its own `finished` event may still be on its way (default). */
+export const LOST_END_GRACE_MS = 5_000;
+/** Runs read per statement. */
+const CHUNK = 500;
+const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+
+/**
+ * Ends the watchers of runs whose end never reached them. A run's end is stored, then published: a
+ * process that dies between the two (SIGKILL, a lost host) leaves the run settled in storage, with
+ * nobody to take it over, and its watchers here waiting for an event nobody will publish (the chaos
+ * suite caught two such watchers on the surviving instance). Each sweep of the lease keeper looks at
+ * the runs watched in this process: one settled more than `graceMs` ago, when its own event had all
+ * the time it needs, gets its end delivered here from storage, with the final content as stored.
+ * The watcher's stream reads the steps it missed before that end, as for any end. Returns how many
+ * ends it delivered.
+ */
+export async function deliverLostEnds(deps: { readonly db: Db; readonly bus: RunEventBus<RunRow> }, graceMs = LOST_END_GRACE_MS): Promise<number> {
+  const watched = deps.bus.watchedRuns();
+  const settledBefore = Date.now() - graceMs;
+  let delivered = 0;
+  for (let at = 0; at < watched.length; at += CHUNK) {
+    for (const run of await findRunsByIds(deps.db, watched.slice(at, at + CHUNK))) {
+      if (!SETTLED.has(run.status) || run.finished_at === null || run.finished_at.getTime() > settledBefore) continue;
+      deps.bus.deliver({ type: 'finished', runId: run.id, finalContent: run.final_content, run, publishedAt: Date.now() });
+      delivered++;
+    }
+  }
+  return delivered;
+}
