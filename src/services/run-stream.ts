@@ -3,6 +3,7 @@ import { findRunsByIds } from '../db/repositories/runs.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Suspension } from '../runtime/approval.ts';
 import type { ResumeReason, RunBusEvent } from '../runtime/events.ts';
+import { SETTLED_STATUSES } from '../runtime/run.ts';
 import type { StoredStep } from '../runtime/stored-step.ts';
 import type { Actor } from '../tools/tool.ts';
 import { visibleRun } from './approvals.ts';
@@ -188,7 +189,6 @@ function liveHandler(
   };
 }
 
-const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /**
  * Starts a run tied to this stream (runAgent): RunStarted, one step per step, then its end or its
@@ -213,7 +213,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
   if (!visible) throw new NotFoundError('Run', runId);
   // A run is settled only after its steps are stored: a settled run is its steps and its end, with
   // nothing live to wait for (the console opening a past run reads two rows of storage, no bus).
-  if (SETTLED.has(visible.status)) {
+  if (SETTLED_STATUSES.has(visible.status)) {
     const stored = await deps.runHost.replay(runId, 0);
     return queuedStream(
       (out) => {
@@ -244,7 +244,7 @@ export async function followRun(deps: RunStreamDeps, viewer: Actor, runId: strin
       out.push({ kind: 'step', view: { runId, sequence, step }, publishedAt: null });
     }
     // The run may have parked or ended after its steps were read: what it stored before comes first.
-    if (SETTLED.has(current.status)) {
+    if (SETTLED_STATUSES.has(current.status)) {
       return putStoredSteps(deps, runId, delivered.lastSequence, out).then(() => {
         out.push({ kind: 'finished', run: current, publishedAt: null });
         out.end();

@@ -1,12 +1,12 @@
 import type { Db, RunRow } from '../../db/database.ts';
 import { findRunsByIds } from '../../db/repositories/runs.ts';
 import type { RunEventBus } from '../../runtime/events.ts';
+import { SETTLED_STATUSES } from '../../runtime/run.ts';
 
 /** How long after a run settled its own `finished` event may still be on its way (default). */
 export const LOST_END_GRACE_MS = 5_000;
 /** Runs read per statement. */
 const CHUNK = 500;
-const SETTLED = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /**
  * Ends the watchers of runs whose end never reached them. A run's end is stored, then published: a
@@ -24,7 +24,7 @@ export async function deliverLostEnds(deps: { readonly db: Db; readonly bus: Run
   let delivered = 0;
   for (let at = 0; at < watched.length; at += CHUNK) {
     for (const run of await findRunsByIds(deps.db, watched.slice(at, at + CHUNK))) {
-      if (!SETTLED.has(run.status) || run.finished_at === null || run.finished_at.getTime() > settledBefore) continue;
+      if (!SETTLED_STATUSES.has(run.status) || run.finished_at === null || run.finished_at.getTime() > settledBefore) continue;
       deps.bus.deliver({ type: 'finished', runId: run.id, finalContent: run.final_content, run, publishedAt: Date.now() });
       delivered++;
     }
