@@ -11,7 +11,7 @@ import type { PricedUsage } from './usage.ts';
 export const RUN_STATUSES = ['RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** The statuses of a run that has ended (nothing more happens to it). */
-export const SETTLED_STATUSES: ReadonlySet<string> = new Set<RunStatus>(['COMPLETED', 'FAILED', 'CANCELLED']);
+export const SETTLED_STATUSES: ReadonlySet<RunStatus> = new Set<RunStatus>(['COMPLETED', 'FAILED', 'CANCELLED']);
 export const TERMINATION_REASONS = [
   'COMPLETED',
   'MAX_ITERATIONS',

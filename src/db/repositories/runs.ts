@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RunKind } from '../../runtime/run.ts';
+import { SETTLED_STATUSES, type RunKind } from '../../runtime/run.ts';
 import type { Db, NewRun, RunRow, RunStepRow } from '../database.ts';
 import { onlyUuids } from '../errors.ts';
 import { prepared } from '../prepared.ts';
@@ -94,6 +94,13 @@ export async function findRunsByIds(db: Db, ids: readonly string[]): Promise<Run
   const valid = onlyUuids(ids);
   if (valid.length === 0) return [];
   return db.selectFrom('runs').selectAll().where('id', 'in', valid).execute();
+}
+
+/** Of these runs, the ones that ended (a settled status) before `before`; the others are not read. */
+export async function findRunsEndedBefore(db: Db, ids: readonly string[], before: Date): Promise<RunRow[]> {
+  const valid = onlyUuids(ids);
+  if (valid.length === 0) return [];
+  return db.selectFrom('runs').selectAll().where('id', 'in', valid).where('status', 'in', [...SETTLED_STATUSES]).where('finished_at', '<', before).execute();
 }
 
 export async function markAuditIncomplete(db: Db, id: string): Promise<void> {

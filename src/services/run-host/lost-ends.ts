@@ -1,7 +1,6 @@
 import type { Db, RunRow } from '../../db/database.ts';
-import { findRunsByIds } from '../../db/repositories/runs.ts';
+import { findRunsEndedBefore } from '../../db/repositories/runs.ts';
 import type { RunEventBus } from '../../runtime/events.ts';
-import { SETTLED_STATUSES } from '../../runtime/run.ts';
 
 /** How long after a run settled its own `finished` event may still be on its way (default). */
 export const LOST_END_GRACE_MS = 5_000;
@@ -20,11 +19,11 @@ const CHUNK = 500;
  */
 export async function deliverLostEnds(deps: { readonly db: Db; readonly bus: RunEventBus<RunRow> }, graceMs = LOST_END_GRACE_MS): Promise<number> {
   const watched = deps.bus.watchedRuns();
-  const settledBefore = Date.now() - graceMs;
+  const settledBefore = new Date(Date.now() - graceMs);
   let delivered = 0;
+  // Nearly always nothing: the statement returns only the ends that were lost, never a running run's row.
   for (let at = 0; at < watched.length; at += CHUNK) {
-    for (const run of await findRunsByIds(deps.db, watched.slice(at, at + CHUNK))) {
-      if (!SETTLED_STATUSES.has(run.status) || run.finished_at === null || run.finished_at.getTime() > settledBefore) continue;
+    for (const run of await findRunsEndedBefore(deps.db, watched.slice(at, at + CHUNK), settledBefore)) {
       deps.bus.deliver({ type: 'finished', runId: run.id, finalContent: run.final_content, run, publishedAt: Date.now() });
       delivered++;
     }
