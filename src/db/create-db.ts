@@ -95,7 +95,11 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     // The dump's file, read by the database's thread (never a copy in this one).
     const installed = template === null ? null : existingFile(path.join(template, (await migratedIsCurrent(template)) ? TEMPLATE_MIGRATED_DUMP : TEMPLATE_DUMP));
     const client = installed
-      ? await open(installed).catch(async () => open((await initdbInChild('memory://')).dump))
+      ? await open(installed).catch(async (error: unknown) => {
+          // Said, not swallowed: the way round takes seconds and several times the memory.
+          console.error(`Airlock: the installed database template (${installed}) did not open (${error instanceof Error ? error.message : String(error)}); creating a new database with initdb instead. Run npm ci again to rebuild the template.`);
+          return open((await initdbInChild('memory://')).dump);
+        })
       : await open(options.pgliteTemplate ?? (await initdbInChild('memory://')).dump);
     const db = new Kysely<Database>({ dialect: pgliteDialect(client) });
     return { db, kind: 'pglite', close: once(() => db.destroy()) };

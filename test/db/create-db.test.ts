@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, initdbInChild, writeClusterTemplate } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationNamesInFolder } from '../helpers/databases.ts';
@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * How much the resident memory of a fresh process grows when it opens a new embedded database from
  * `template` at `dataDir` (a directory or `memory://`) and answers a statement, in bytes.
  */
-async function rssGrowthOfOpening(dataDir: string, template: string): Promise<number> {
+async function rssGrowthOfOpening(dataDir: string, template: string): Promise<{ growth: number; stderr: string }> {
   const program = `
     const { createDb } = await import('./src/db/create-db.ts');
     const { sql } = await import('kysely');
@@ -27,8 +27,8 @@ async function rssGrowthOfOpening(dataDir: string, template: string): Promise<nu
     console.log(process.memoryUsage().rss - before);
     await handle.close();
   `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8' });
-  return Number(stdout.trim().split('\n').at(-1));
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8' });
+  return { growth: Number(stdout.trim().split('\n').at(-1)), stderr };
 }
 
 /**
@@ -135,10 +135,15 @@ describe('creating the embedded database', () => {
     await again.close();
     expect(await marker(await createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: marked }))).toEqual([{ id: 7 }]);
     expect(await marker(await createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: incomplete }))).toBeNull();
+    const lines: string[] = [];
+    const said = vi.spyOn(console, 'error').mockImplementation((line) => void lines.push(String(line)));
     const [directory, memory] = await Promise.all([
       createDb({ databaseUrl: null, dataDir: scratch(), clusterTemplate: garbage }),
       createDb({ databaseUrl: null, dataDir: 'memory://', clusterTemplate: garbage }),
-    ]);
+    ]).finally(() => said.mockRestore());
+    // The dump that did not open is named, with what to do (the way round is slower and bigger).
+    const named = `Airlock: the installed database template (${path.join(garbage, 'cluster.tar')}) did not open`;
+    expect(lines.some((line) => line.startsWith(named) && line.endsWith('Run npm ci again to rebuild the template.'))).toBe(true);
     expect(await marker(directory)).toBeNull();
     expect(await marker(memory)).toBeNull();
     // PGlite's failed start on the damaged template does not leave this process marked as failed.
@@ -167,11 +172,13 @@ describe('creating the embedded database', () => {
     const dump = statSync(path.join(template, 'migrated.tar')).size;
     const directory = await rssGrowthOfOpening(scratch(), template);
     const memory = await rssGrowthOfOpening('memory://', template);
+    // Neither took the way round (initdb, when the template does not open): it says so on stderr.
+    expect(directory.stderr + memory.stderr).toBe('');
     // The cluster is in memory once (about 0.7 of the dump: its pages of zeros are never touched);
     // a second copy kept, or left behind by the allocator, is what this catches. Measured 2026-12-05
     // (39 MiB dump, three runs each): 0.69–0.77 dumps over a directory; 5.3–7.0 before, when the
     // server's thread read the dump and handed a copy to PGlite's loadDataDir.
-    expect(memory - directory).toBeLessThan(2 * dump);
+    expect(memory.growth - directory.growth).toBeLessThan(2 * dump);
   }, 120_000);
 
   it('should report a child that could not create the cluster, so that the caller creates it itself', async () => {
