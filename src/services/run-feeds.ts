@@ -10,6 +10,7 @@ import type { Suspension } from '../runtime/approval.ts';
 import type { Actor } from '../tools/tool.ts';
 import { pendingApprovals } from './approvals.ts';
 import { matchesRunFilter, type RunFilter } from './run-filter.ts';
+import { ListedRuns } from './run-host/lost-ends.ts';
 import { settledRunOf } from './run-stream.ts';
 
 /** What the live list feeds read: the runs (snapshots), the bus (changes), the sealed approval state. */
@@ -130,8 +131,8 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
     maxPending: options.maxPendingRuns ?? SUBSCRIBER_BUFFER,
     ...(deps.timers ? { schedule: deps.timers.schedule } : {}),
   });
-  /** Open runs this feed knows: their last accepted row and its position. */
-  const known = new Map<string, { row: RunRow; position: Position; shown: boolean }>();
+  /** Open runs this feed knows: their last accepted row and its position (an end lost with its process still comes: lost-ends.ts). */
+  const known = new ListedRuns<{ row: RunRow; position: Position; shown: boolean }>(deps.bus);
   for (const row of snapshot) {
     if (row.status === 'RUNNING' || row.status === 'WAITING_FOR_APPROVAL') known.set(row.id, { row, position: positionOf(row), shown: true });
   }
@@ -217,6 +218,7 @@ export async function runUpdates(deps: RunFeedDeps, filter: RunFilter, options: 
       snapshotLeft = [];
       void events.return?.();
       outbox.close();
+      known.clear();
     },
   );
 }
@@ -247,7 +249,8 @@ export async function approvalRequests(deps: RunFeedDeps, viewer: Actor, options
   }
   const mayDecide = (run: RunRow) => viewer.isAdmin || run.user_id === viewer.id;
   /** Runs this feed showed waiting, at the position it showed them. */
-  const waiting = new Map<string, Position>(snapshot.map(({ run }) => [run.id, positionOf(run)]));
+  const waiting = new ListedRuns<Position>(deps.bus);
+  for (const { run } of snapshot) waiting.set(run.id, positionOf(run));
   let snapshotLeft: ApprovalRequest[] = snapshot.map(({ run, suspended }) => ({ kind: 'WAITING', run, turn: suspended.suspension, snapshot: true }));
 
   const live = async (): Promise<IteratorResult<ApprovalRequest>> => {
@@ -283,6 +286,7 @@ export async function approvalRequests(deps: RunFeedDeps, viewer: Actor, options
     () => {
       snapshotLeft = [];
       void events.return?.();
+      waiting.clear();
     },
   );
 }

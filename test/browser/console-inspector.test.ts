@@ -116,7 +116,8 @@ describe.skipIf(!CHROMIUM).each(TEST_DATABASES)('the inspector in Chromium on %s
     await expect.poll(() => page.locator('.step-request').count()).toBe(2);
 
     const uuid = decodeGlobalId(runId)!.id;
-    expect(await page.locator('#run-heading').textContent()).toBe(`Run ${uuid.slice(0, 8)} · ${prompt.slice(0, 60)}…`);
+    // The prompt comes with the run's query, which may answer after the stream showed the end.
+    await expect.poll(() => page.locator('#run-heading').textContent()).toBe(`Run ${uuid.slice(0, 8)} · ${prompt.slice(0, 60)}…`);
     expect(await page.locator('#run-heading').textContent()).not.toContain(runId);
     const second = page.locator('.step-request').nth(1);
     expect(await second.locator('.message').evaluateAll((items) => items.map((item) => item.getAttribute('data-role')))).toEqual(['system', 'user', 'assistant', 'tool']);

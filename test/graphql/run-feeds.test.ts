@@ -8,9 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { RunRow } from '../../src/db/database.ts';
 import { findRunsByIds } from '../../src/db/repositories/runs.ts';
 import { runUpdates, type RunUpdate } from '../../src/services/run-feeds.ts';
+import { deliverLostEnds } from '../../src/services/run-host/lost-ends.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';
 import { createRunEventBus, SubscriberOverflowError, type RunBusEventDraft } from '../../src/runtime/events.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { leasedRun } from '../services/run-host/fixture.ts';
 import { TEST_DATABASES } from '../helpers/databases.ts';
 import { member, textOf } from '../helpers/documents.ts';
 import { collect, RUN_AGENT, scriptedConfiguration, sseEvents, wsClient } from '../helpers/runs.ts';
@@ -323,6 +325,24 @@ describe.each(TEST_DATABASES)('live list feeds (runUpdates, approvalRequests) on
     ]);
     await feed.return(undefined);
     expect(bus.subscriberCount()).toBe(0);
+  });
+
+  it("should show a run's end that its process stored but never published, once the sweep finds it settled past the grace", async () => {
+    const bus = createRunEventBus<RunRow>();
+    const db = t.app.services.db;
+    const run = await leasedRun(db);
+    const feed = await runUpdates({ ...t.app.services, bus }, { ...NO_RUN_FILTER, createdFrom: run.created_at }, { windowMs: 0 });
+    const shown: RunUpdate[] = [];
+    while (!shown.some((update) => update.run.id === run.id)) shown.push((await feed.next()).value as RunUpdate);
+    expect(shown.at(-1)).toMatchObject({ snapshot: true, run: { status: 'RUNNING' } });
+    // Its process stores the end, then dies before publishing it.
+    await db.updateTable('runs').set({ status: 'COMPLETED', finished_at: new Date(), state_version: run.state_version + 1 }).where('id', '=', run.id).execute();
+    expect(await deliverLostEnds({ db, bus }, 60_000)).toBe(0);
+    expect(await deliverLostEnds({ db, bus }, -1)).toBe(1);
+    expect((await feed.next()).value).toMatchObject({ snapshot: false, run: { id: run.id, status: 'COMPLETED' } });
+    // Shown: the list no longer holds the run, and the next sweep finds nothing.
+    expect(await deliverLostEnds({ db, bus }, -1)).toBe(0);
+    await feed.return(undefined);
   });
 
   it('should hand every feed the same update objects for the same run state, so one GraphQL execution serves them all', async () => {
