@@ -120,6 +120,8 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, o
 export interface FrameSink {
   /** Writes `result` as this subscription's `next` frame; resolves once the socket took it (its backpressure). */
   send(result: ExecutionResult): Promise<void>;
+  /** The same, calling `taken` once the socket took it (at once when it is no longer open): no promise per frame. */
+  write(result: ExecutionResult, taken: (error?: Error | null) => void): void;
   /** False once the client completed the subscription or the socket is no longer open. */
   readonly open: boolean;
 }
@@ -153,12 +155,13 @@ export function createSharedFrames(): SharedFrames {
     attach(context, socket, id, isOpen) {
       // graphql-ws's own stringifyMessage writes the id first, as JSON (escapes included).
       const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+      const write = (result: ExecutionResult, taken: (error?: Error | null) => void) => {
+        if (socket.readyState !== socket.OPEN) return taken();
+        socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), { binary: false }, taken);
+      };
       sinks.set(context, {
-        send: (result) =>
-          new Promise<void>((resolve, reject) => {
-            if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), { binary: false }, (error) => (error ? reject(error) : resolve()));
-          }),
+        send: (result) => new Promise<void>((resolve, reject) => write(result, (error) => (error ? reject(error) : resolve()))),
+        write,
         get open() {
           return socket.readyState === socket.OPEN && isOpen();
         },

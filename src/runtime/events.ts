@@ -175,12 +175,38 @@ export interface RunEventBusOptions {
   readonly subscriberBuffer?: number;
 }
 
+/**
+ * A subscription of the in-process bus (and of the Redis bus, which delivers through one) can be
+ * listened to instead of read: `listen` hands each event to a callback as it is delivered, with
+ * no promise per event and per subscriber (a run watched ten thousand times: graphql/plugins/
+ * shared-execution.ts). While paused, events queue as for a reader, with the same bound.
+ */
+export interface ListenableSubscription<Event> extends AsyncIterableIterator<Event> {
+  /**
+   * From now on hands each event to `listener` as it is delivered, first those queued, until
+   * `pause()`. `ended` is called once, when the subscription has ended and every event queued
+   * before its end was handed over: with the failure that ended it (SubscriberOverflowError,
+   * EventBusUnavailableError), or null.
+   */
+  listen(listener: (event: Event) => void, ended: (failure: Error | null) => void): void;
+  /** Events queue (bounded) until the next `listen`. */
+  pause(): void;
+}
+
+export function isListenable<Event>(events: AsyncIterator<Event>): events is ListenableSubscription<Event> {
+  return typeof (events as Partial<ListenableSubscription<Event>>).listen === 'function';
+}
+
 interface Channel<Run> {
   /** For list-level channels: the event types it wants (null: all). */
   readonly types: ReadonlySet<string> | null;
   readonly queue: RunBusEvent<Run>[];
   /** The pending read, if any: resolved with the next event or the end, rejected with `failure`. */
   waiter: { resolve: (result: IteratorResult<RunBusEvent<Run>>) => void; reject: (error: Error) => void } | null;
+  /** While listened to: where each event goes (the queue is then empty). */
+  listener: ((event: RunBusEvent<Run>) => void) | null;
+  /** Told the end once, when listened to after it (ListenableSubscription). */
+  ended: ((failure: Error | null) => void) | null;
   failure: Error | null;
   closed: boolean;
 }
@@ -208,11 +234,23 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
     channel.waiter = null;
     if (waiter && channel.failure) waiter.reject(channel.failure);
     else waiter?.resolve({ value: undefined, done: true });
+    if (channel.listener) endListened(channel);
+  };
+
+  /** Tells a listened channel's end, once it has ended and handed over what it had queued. */
+  const endListened = (channel: Channel<Run>) => {
+    const ended = channel.ended;
+    if (!ended || !channel.closed || channel.queue.length > 0) return;
+    channel.ended = null;
+    channel.listener = null;
+    ended(channel.failure);
   };
 
   const deliver = (topic: string | typeof ALL, channel: Channel<Run>, event: RunBusEvent<Run>) => {
     if (channel.types && !channel.types.has(event.type)) return;
-    if (channel.waiter) {
+    if (channel.listener) {
+      channel.listener(event);
+    } else if (channel.waiter) {
       const { resolve } = channel.waiter;
       channel.waiter = null;
       resolve({ value: event, done: false });
@@ -227,8 +265,8 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
     }
   };
 
-  const open = (topic: string | typeof ALL, types: ReadonlySet<string> | null): AsyncIterableIterator<RunBusEvent<Run>> => {
-    const channel: Channel<Run> = { types, queue: [], waiter: null, failure: null, closed: false };
+  const open = (topic: string | typeof ALL, types: ReadonlySet<string> | null): ListenableSubscription<RunBusEvent<Run>> => {
+    const channel: Channel<Run> = { types, queue: [], waiter: null, listener: null, ended: null, failure: null, closed: false };
     if (topic === ALL) {
       everyRun.add(channel);
     } else {
@@ -238,7 +276,7 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
     }
     subscribers += 1;
     const runId = topic;
-    const iterator: AsyncIterableIterator<RunBusEvent<Run>> = {
+    const iterator: ListenableSubscription<RunBusEvent<Run>> = {
       next() {
         const queued = channel.queue.shift();
         if (queued) return Promise.resolve({ value: queued, done: false });
@@ -250,6 +288,16 @@ export function createRunEventBus<Run = unknown>(options: RunEventBusOptions = {
         channel.queue.length = 0;
         close(runId, channel);
         return Promise.resolve({ value: undefined, done: true });
+      },
+      listen(listener, ended) {
+        channel.listener = listener;
+        channel.ended = ended;
+        // The listener may pause while it takes these (its consumer is busy): the rest stay queued.
+        while (channel.listener === listener && channel.queue.length > 0) listener(channel.queue.shift()!);
+        if (channel.listener === listener) endListened(channel);
+      },
+      pause() {
+        channel.listener = null;
       },
       [Symbol.asyncIterator]() {
         return iterator;

@@ -1,8 +1,29 @@
+import { isListenable } from '../runtime/events.ts';
+
 /** Where a stream's events are put, in order; `end` ends the stream after what was put. */
 export interface Outlet<Event> {
   push(event: Event): void;
   end(): void;
 }
+
+/**
+ * What takes a stream's events when it is pushed rather than read (`PUSH`): `event` for each, in
+ * order; `end` once, after the last (null: the stream reached its end; else why it failed).
+ * `busy()` true: it holds events it has not delivered yet, and the stream takes no more from its
+ * source (whose own bound then applies) until `resume()` is called.
+ */
+export interface PushConsumer<Event> {
+  event(event: Event): void;
+  end(failure: unknown): void;
+  busy(): boolean;
+}
+
+/**
+ * A queued stream's other way out: `stream[PUSH](consumer)` instead of reading it. It returns the
+ * stream's `resume`. Call it before the first `next()`; `return()` still ends the stream.
+ */
+export const PUSH = Symbol('push the stream');
+export type Pushable<Event> = AsyncGenerator<Event> & { [PUSH](consumer: PushConsumer<Event>): () => void };
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
@@ -26,7 +47,7 @@ export function queuedStream<Event, Source>(
   first: ((out: Outlet<Event>) => Promise<void> | void) | null,
   live: { readonly events: AsyncIterator<Source>; readonly handle: (event: Source, out: Outlet<Event>) => Promise<void> | void } | null,
   release: (endedEarly: boolean) => unknown,
-): AsyncGenerator<Event> {
+): Pushable<Event> {
   let queue: Event[] = [];
   let head = 0;
   let started = false;
@@ -79,7 +100,74 @@ export function queuedStream<Event, Source>(
     }, fail);
   };
 
-  const stream: AsyncGenerator<Event> = {
+  /**
+   * Pushed: the replay's events, then each source event's, go to the consumer as they are made.
+   * A source that can be listened to (the bus) is, with no promise per event; while a handler reads
+   * storage, or while the consumer is busy, it is paused, and its own bounded queue holds what comes.
+   */
+  const pushTo = (consumer: PushConsumer<Event>): (() => void) => {
+    started = true;
+    out.push = (event) => void (ended || consumer.event(event));
+    let handling = false;
+    const finish = (failure: unknown) => {
+      if (released) return;
+      stop();
+      void Promise.resolve(releaseOnce(failure !== null)).then(() => consumer.end(failure));
+    };
+    const fromSource = (event: Source) => {
+      let handled: Promise<void> | void;
+      try {
+        handled = live!.handle(event, out);
+      } catch (error) {
+        return finish(error);
+      }
+      if (ended) return finish(null);
+      if (handled) {
+        handling = true;
+        listening?.pause();
+        handled.then(() => {
+          handling = false;
+          if (ended) finish(null);
+          else resume();
+        }, finish);
+      } else if (consumer.busy()) {
+        listening?.pause();
+      }
+    };
+    const sourceEnded = (failure: Error | null) => finish(failure);
+    const listening = live && isListenable(live.events) ? live.events : null;
+    let reading = false;
+    const resume = () => {
+      if (ended || handling || consumer.busy()) return;
+      if (listening) return listening.listen(fromSource, sourceEnded);
+      if (!live) return finish(null);
+      if (reading) return;
+      // A source that cannot be listened to is read, one event at a time.
+      reading = true;
+      live.events.next().then((result) => {
+        reading = false;
+        if (result.done) return finish(null);
+        fromSource(result.value);
+        resume();
+      }, finish);
+    };
+    const filling = first?.(out);
+    if (filling) {
+      handling = true;
+      filling.then(() => {
+        handling = false;
+        if (ended) finish(null);
+        else resume();
+      }, finish);
+    } else if (ended) {
+      finish(null);
+    } else {
+      resume();
+    }
+    return resume;
+  };
+
+  const stream: Pushable<Event> = {
     next,
     return: async (value) => {
       stop();
@@ -88,6 +176,7 @@ export function queuedStream<Event, Source>(
     },
     throw: async (error) => fail(error),
     [Symbol.asyncIterator]: () => stream,
+    [PUSH]: pushTo,
   };
   return stream;
 }

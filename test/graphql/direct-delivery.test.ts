@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useResponseSizeLimit } from '../../src/graphql/plugins/response-size.ts';
 import { useSharedSubscriptionExecution } from '../../src/graphql/plugins/shared-execution.ts';
 import type { FrameSink } from '../../src/graphql/ws-transport.ts';
+import { queuedStream } from '../../src/services/queued-stream.ts';
 
 /**
  * Over a websocket, a subscription result without errors goes straight to its socket's sink
@@ -19,11 +20,24 @@ const schema = createSchema<{ texts: string[] }>({
     }
     type Subscription {
       texts: String
+      pushedTexts: String
       cached: Int
     }
   `,
   resolvers: {
     Subscription: {
+      // The run streams' kind (services/queued-stream.ts): pushed to the sink rather than read.
+      pushedTexts: {
+        subscribe: (_root: unknown, _args: unknown, context: { texts: string[] }) =>
+          queuedStream<{ pushedTexts: string }, never>(
+            (out) => {
+              for (const text of context.texts) out.push({ pushedTexts: text });
+              out.end();
+            },
+            null,
+            () => undefined,
+          ),
+      },
       texts: {
         subscribe: async function* (_root: unknown, _args: unknown, context: { texts: string[] }) {
           for (const text of context.texts) yield { texts: text };
@@ -42,14 +56,25 @@ const schema = createSchema<{ texts: string[] }>({
 
 const perContext = createContextCache(() => ({ seen: 0 }));
 
-/** A sink that records what it was sent; `open` can be switched off. */
-function recordingSink() {
+/** A sink that records what it was sent (its socket takes each frame on the next tick); `open` can be switched off. */
+function recordingSink(log: string[] = []) {
   const sent: ExecutionResult[] = [];
-  const sink: { open: boolean; send: FrameSink['send'] } = { open: true, send: async (result) => void sent.push(result) };
+  const take = (result: ExecutionResult) => {
+    sent.push(result);
+    log.push(`sent ${Object.values(result.data ?? {})[0]}`);
+  };
+  const sink: { open: boolean } & FrameSink = {
+    open: true,
+    send: async (result) => take(result),
+    write: (result, taken) => {
+      take(result);
+      process.nextTick(taken);
+    },
+  };
   return { sink, sent };
 }
 
-async function subscribeWith(texts: string[], sink: FrameSink | undefined, document = 'subscription { texts }'): Promise<ExecutionResult[]> {
+async function subscribeWith(texts: string[], sink: FrameSink | undefined, document = 'subscription { texts }', log: string[] = []): Promise<ExecutionResult[]> {
   let context: object | undefined;
   const yoga = createYoga({
     schema,
@@ -60,20 +85,29 @@ async function subscribeWith(texts: string[], sink: FrameSink | undefined, docum
   context = await contextFactory();
   const stream = (await subscribe({ schema: yoga.getEnveloped({}).schema, document: parse(document), contextValue: context })) as AsyncIterable<ExecutionResult>;
   const yielded: ExecutionResult[] = [];
-  for await (const result of stream) yielded.push(result);
+  for await (const result of stream) {
+    yielded.push(result);
+    log.push(`yielded ${result.errors?.map((error) => error.extensions?.code).join() ?? 'data'}`);
+  }
   return yielded;
 }
 
 describe('subscription results written straight to the socket (plugins/shared-execution.ts)', () => {
-  it('should send the results without errors to the sink, each within its own budget, and yield the refusal of an oversized one', async () => {
-    const { sink, sent } = recordingSink();
-    // Ten events of 60 characters: 600 bytes in all, three times the 200 each may have.
-    const texts = Array.from({ length: 10 }, (_, index) => `${index}`.padEnd(60, '.'));
-    const yielded = await subscribeWith([...texts.slice(0, 5), 'x'.repeat(500), ...texts.slice(5)], sink);
-    expect(sent.map((result) => (result.data as { texts: string }).texts)).toEqual(texts);
-    expect(yielded).toHaveLength(1);
-    expect(yielded[0]!.errors?.map((error) => error.extensions?.code)).toEqual(['RESPONSE_TOO_LARGE']);
-  });
+  it.each(['texts', 'pushedTexts'])(
+    'should send the results without errors to the sink, each within its own budget, and yield the refusal of an oversized one in its place (%s)',
+    async (field) => {
+      const log: string[] = [];
+      const { sink, sent } = recordingSink(log);
+      // Ten events of 60 characters: 600 bytes in all, three times the 200 each may have.
+      const texts = Array.from({ length: 10 }, (_, index) => `${index}`.padEnd(60, '.'));
+      const yielded = await subscribeWith([...texts.slice(0, 5), 'x'.repeat(500), ...texts.slice(5)], sink, `subscription { ${field} }`, log);
+      expect(sent.map((result) => Object.values(result.data ?? {})[0])).toEqual(texts);
+      expect(yielded).toHaveLength(1);
+      expect(yielded[0]!.errors?.map((error) => error.extensions?.code)).toEqual(['RESPONSE_TOO_LARGE']);
+      // In order: nothing after the refusal is written before graphql-ws took it.
+      expect(log).toEqual([...texts.slice(0, 5).map((text) => `sent ${text}`), 'yielded RESPONSE_TOO_LARGE', ...texts.slice(5).map((text) => `sent ${text}`)]);
+    },
+  );
 
   it("should give each event's execution its own Pothos caches (loaders, scope results), not the subscription's", async () => {
     const yielded = await subscribeWith(['a', 'b', 'c'], undefined, 'subscription { cached }');
@@ -86,6 +120,7 @@ describe('subscription results written straight to the socket (plugins/shared-ex
     const { sink, sent } = recordingSink();
     sink.open = false;
     expect(await subscribeWith(texts, sink)).toEqual([]);
+    expect(await subscribeWith(texts, sink, 'subscription { pushedTexts }')).toEqual([]);
     expect(sent).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@ import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type Ex
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../../context.ts';
 import type { FrameSink } from '../ws-transport.ts';
+import { PUSH, type Pushable } from '../../services/queued-stream.ts';
+import { pushedDelivery } from './pushed-delivery.ts';
 import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
@@ -100,9 +102,11 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
       }
       return result;
     };
-    const events = source[Symbol.asyncIterator]();
     const context = args.contextValue as object | undefined;
     const sink = context ? sinkOf(context) : undefined;
+    // A run stream over a websocket: pushed to its socket, no loop per subscriber (pushed-delivery.ts).
+    if (sink && PUSH in source) return pushedDelivery(source as Pushable<unknown>, sink, context!, shared);
+    const events = source[Symbol.asyncIterator]();
     const mapped: AsyncGenerator<ExecutionResult> = {
       async next() {
         for (;;) {
