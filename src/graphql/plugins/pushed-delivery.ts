@@ -30,6 +30,8 @@ export function pushedDelivery(
   let waiting: unknown[] = [];
   /** The oldest event's execution is running, or its frame waits for the socket to take it. */
   let inFlight = false;
+  /** The oldest event's execution, once it settled while this subscriber waited for it. */
+  let executed: ExecutionResult | null = null;
   /** A result with errors, for graphql-ws to take (nothing after it is written until it has). */
   let handOff: ExecutionResult | null = null;
   /** The stream ended (null: by itself), once what was handed over before is written. */
@@ -57,6 +59,7 @@ export function pushedDelivery(
   const failed = (error: unknown) => {
     ending = { failure: error };
     waiting = [];
+    executed = null;
     inFlight = false;
     void source.return(undefined);
     answerReader();
@@ -66,18 +69,24 @@ export function pushedDelivery(
     inFlight = false;
     drain();
   };
+  const settled = (result: ExecutionResult) => {
+    executed = result;
+    inFlight = false;
+    drain();
+  };
   const drain = (): void => {
     while (!inFlight && !handOff && !done) {
       if (waiting.length === 0) {
         if (ending) return answerReader();
         return resume?.();
       }
-      const execution = executionOf(waiting[0]);
+      const execution = executed ?? executionOf(waiting[0]);
       if (execution instanceof Promise) {
         inFlight = true;
-        execution.then(() => written(), failed);
+        execution.then(settled, failed);
         return;
       }
+      executed = null;
       waiting.shift();
       if (execution.errors) {
         handOff = execution;
@@ -122,6 +131,7 @@ export function pushedDelivery(
     async return() {
       done = true;
       waiting = [];
+      executed = null;
       handOff = null;
       await source.return(undefined);
       reader?.resolve(DONE);
