@@ -8,7 +8,8 @@ import { createSecretBox, resolveMasterKey, type SecretBox } from './db/secret-b
 import { createToolData } from './db/repositories/tool-data.ts';
 import type { ToolData } from './tools/data.ts';
 import { createRunWriter, type RunWriter } from './db/run-batch-writer.ts';
-import { createRunEventBus, type RunEventBus } from './runtime/events.ts';
+import { type RunEventBus } from './runtime/events.ts';
+import { createRunEventBus } from './runtime/local-bus.ts';
 import { createTimerWheel } from './runtime/timer-wheel.ts';
 import { confirmCancellation, runCancellationSchema, type RunCancellation } from './services/run-host/cancellation.ts';
 import { createRunHost, type RunHost } from './services/run-host/run-host.ts';

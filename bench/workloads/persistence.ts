@@ -14,7 +14,7 @@ import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createRunWriter } from '../../src/db/run-batch-writer.ts';
 import * as runsRepository from '../../src/db/repositories/runs.ts';
-import { createRunEventBus } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import type { RunStep } from '../../src/runtime/run.ts';
 import { filterStep } from '../../src/runtime/privacy.ts';
 import { toStoredStep } from '../../src/runtime/stored-step.ts';

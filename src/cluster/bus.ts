@@ -2,14 +2,8 @@ import { z } from 'zod';
 import type { RunRow } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { createLocalBroadcast, type Broadcast } from '../runtime/broadcast.ts';
-import {
-  createRunEventBus,
-  EventBusUnavailableError,
-  RESUME_REASONS,
-  type RunBusEvent,
-  type RunEventBus,
-  type RunEventBusOptions,
-} from '../runtime/events.ts';
+import { EventBusUnavailableError, RESUME_REASONS, type RunBusEvent, type RunEventBus } from '../runtime/events.ts';
+import { createRunEventBus, type RunEventBusOptions } from '../runtime/local-bus.ts';
 import type { RedisTransport } from './redis.ts';
 
 const LOST =

@@ -1,4 +1,4 @@
-import { isListenable } from '../runtime/events.ts';
+import { isListenable } from '../runtime/local-bus.ts';
 
 /** Where a stream's events are put, in order; `end` ends the stream after what was put. */
 export interface Outlet<Event> {

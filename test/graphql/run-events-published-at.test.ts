@@ -3,7 +3,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../src/db/database.ts';
 import { insertRun } from '../../src/db/repositories/runs.ts';
-import { createRunEventBus } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { runUpdates } from '../../src/services/run-feeds.ts';
 import { NO_RUN_FILTER } from '../../src/services/run-filter.ts';

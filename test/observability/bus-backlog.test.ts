@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRunEventBus } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 
 const finished = (runId: string) => ({ type: 'finished' as const, runId, finalContent: null, run: null });

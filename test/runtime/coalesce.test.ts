@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCoalescingOutbox } from '../../src/runtime/coalesce.ts';
-import { createRunEventBus, SubscriberOverflowError } from '../../src/runtime/events.ts';
+import { SubscriberOverflowError } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 
 /** A clock the test moves by hand, and timers that fire when it passes them. */
 function manualClock() {

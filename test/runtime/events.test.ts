@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRunEventBus, EventBusUnavailableError, isListenable, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import { EventBusUnavailableError, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import { createRunEventBus, isListenable } from '../../src/runtime/local-bus.ts';
 
 describe('the in-process run event bus', () => {
   it('should stamp publishedAt once, handing every subscriber the same stamped object, and keep the time of a delivered event', async () => {

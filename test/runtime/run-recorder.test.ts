@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRunEventBus, SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import { SUBSCRIBER_BUFFER, SubscriberOverflowError, type RunBusEvent } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import type { RunOutcome, RunStep } from '../../src/runtime/run.ts';
 import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { createRunRecorder, MAX_UNWRITTEN_STEPS, type RunRepository } from '../../src/runtime/run-recorder.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRunEventBus, type RunBusEvent } from '../../src/runtime/events.ts';
+import { type RunBusEvent } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import { PUSH, queuedStream, type Outlet, type PushConsumer } from '../../src/services/queued-stream.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, RunRow } from '../../src/db/database.ts';
-import { createRunEventBus, type RunBusEventDraft } from '../../src/runtime/events.ts';
+import { type RunBusEventDraft } from '../../src/runtime/events.ts';
+import { createRunEventBus } from '../../src/runtime/local-bus.ts';
 import type { StoredStep } from '../../src/runtime/stored-step.ts';
 import { deliverLostEnds } from '../../src/services/run-host/lost-ends.ts';
 import { followRun, type RunStreamDeps, type RunStreamEvent } from '../../src/services/run-stream.ts';
