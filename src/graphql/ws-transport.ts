@@ -134,6 +134,8 @@ export interface SharedFrames {
 }
 
 const FRAME_END = Buffer.from('}');
+/** A graphql-ws message is a text frame (one options object for every write). */
+const AS_TEXT = { binary: false } as const;
 
 export function createSharedFrames(): SharedFrames {
   /** Each result's payload, serialised once (kept as long as the result object lives). */
@@ -157,7 +159,7 @@ export function createSharedFrames(): SharedFrames {
       const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
       const write = (result: ExecutionResult, taken: (error?: Error | null) => void) => {
         if (socket.readyState !== socket.OPEN) return taken();
-        socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), { binary: false }, taken);
+        socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), AS_TEXT, taken);
       };
       sinks.set(context, {
         send: (result) => new Promise<void>((resolve, reject) => write(result, (error) => (error ? reject(error) : resolve()))),
