@@ -6,6 +6,42 @@ import { closeDeliveredEvent } from './response-size.ts';
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
+ * The subscribers waiting for one shared execution, told in one loop when it settles: one
+ * reaction on the execution for all of them, not one each (ten thousand microtasks per event).
+ */
+interface Waiter {
+  settled(result: ExecutionResult): void;
+  failed(error: unknown): void;
+}
+const waitingFor = new WeakMap<Promise<ExecutionResult>, Waiter[]>();
+function whenSettled(execution: Promise<ExecutionResult>, subscriber: Waiter): void {
+  let subscribers = waitingFor.get(execution);
+  if (!subscribers) {
+    const waiting: Waiter[] = [];
+    subscribers = waiting;
+    waitingFor.set(execution, waiting);
+    execution.then(
+      (result) => {
+        waitingFor.delete(execution);
+        for (const one of waiting) {
+          // One subscriber's failure (its socket's) is its own, not the next one's.
+          try {
+            one.settled(result);
+          } catch (error) {
+            one.failed(error);
+          }
+        }
+      },
+      (error: unknown) => {
+        waitingFor.delete(execution);
+        for (const one of waiting) one.failed(error);
+      },
+    );
+  }
+  subscribers.push(subscriber);
+}
+
+/**
  * One websocket subscriber of a pushed stream (services/queued-stream.ts: the run streams), for
  * shared-execution.ts. Instead of a loop that awaits the next event, then its execution, then its
  * socket, per subscriber and per event (the promises of which were most of the server's own work
@@ -74,6 +110,7 @@ export function pushedDelivery(
     inFlight = false;
     drain();
   };
+  const waiter: Waiter = { settled, failed };
   const drain = (): void => {
     while (!inFlight && !handOff && !done) {
       if (waiting.length === 0) {
@@ -83,8 +120,7 @@ export function pushedDelivery(
       const execution = executed ?? executionOf(waiting[0]);
       if (execution instanceof Promise) {
         inFlight = true;
-        execution.then(settled, failed);
-        return;
+        return whenSettled(execution, waiter);
       }
       executed = null;
       waiting.shift();
