@@ -122,17 +122,18 @@ export function queuedStream<Event, Source>(
         return finish(error);
       }
       if (ended) return finish(null);
-      if (handled) {
-        handling = true;
-        listening?.pause();
-        handled.then(() => {
-          handling = false;
-          if (ended) finish(null);
-          else resume();
-        }, finish);
-      } else if (consumer.busy()) {
-        listening?.pause();
-      }
+      if (handled) whileHandling(handled);
+      else if (consumer.busy()) listening?.pause();
+    };
+    /** The source waits while the replay or a handler reads storage; then the stream ends or goes on. */
+    const whileHandling = (handled: Promise<void>) => {
+      handling = true;
+      listening?.pause();
+      handled.then(() => {
+        handling = false;
+        if (ended) finish(null);
+        else resume();
+      }, finish);
     };
     const sourceEnded = (failure: Error | null) => finish(failure);
     const listening = live && isListenable(live.events) ? live.events : null;
@@ -152,18 +153,9 @@ export function queuedStream<Event, Source>(
       }, finish);
     };
     const filling = first?.(out);
-    if (filling) {
-      handling = true;
-      filling.then(() => {
-        handling = false;
-        if (ended) finish(null);
-        else resume();
-      }, finish);
-    } else if (ended) {
-      finish(null);
-    } else {
-      resume();
-    }
+    if (filling) whileHandling(filling);
+    else if (ended) finish(null);
+    else resume();
     return resume;
   };
 
