@@ -46,8 +46,9 @@ function whenSettled(execution: Promise<ExecutionResult>, subscriber: Waiter): v
  * shared-execution.ts. Instead of a loop that awaits the next event, then its execution, then its
  * socket, per subscriber and per event (the promises of which were most of the server's own work
  * at ten thousand watchers of one run: bench `subscribers`), the stream hands each event over as it
- * comes, and the subscriber writes it as soon as its shared execution has settled and its socket
- * took the frame before: one reaction on the execution, one write callback.
+ * comes, and the subscriber writes it as soon as its shared execution has settled (told with the
+ * execution's other subscribers in one loop: `whenSettled`) and its socket took the frame before
+ * (one write callback).
  *
  * What stays as it was: order (one event at a time per subscriber, each written after the one
  * before was taken by its socket); the bound (while a frame waits for its socket, the stream takes
