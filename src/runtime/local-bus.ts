@@ -30,8 +30,9 @@ export interface RunEventBusOptions {
 /**
  * A subscription of the in-process bus (and of the Redis bus, which delivers through one) can be
  * listened to instead of read: `listen` hands each event to a callback as it is delivered, with
- * no promise per event and per subscriber (a run watched ten thousand times: graphql/plugins/
- * shared-execution.ts). While paused, events queue as for a reader, with the same bound.
+ * no promise per event and per subscriber (a run watched ten thousand times: services/queued-stream.ts
+ * pushes, graphql/plugins/pushed-delivery.ts writes). While paused, events queue as for a reader,
+ * with the same bound.
  */
 export interface ListenableSubscription<Event> extends AsyncIterableIterator<Event> {
   /**
