@@ -118,9 +118,7 @@ export function attachGraphqlWs(wss: WebSocketServer, server: Server<WsExtra>, o
  * own head (`{"id":…,"type":"next","payload":`, built once per subscription) and those bytes.
  */
 export interface FrameSink {
-  /** Writes `result` as this subscription's `next` frame; resolves once the socket took it (its backpressure). */
-  send(result: ExecutionResult): Promise<void>;
-  /** The same, calling `taken` once the socket took it (at once when it is no longer open): no promise per frame. */
+  /** Writes `result` as this subscription's `next` frame, calling `taken` once the socket took it (its backpressure; at once when it is no longer open). */
   write(result: ExecutionResult, taken: (error?: Error | null) => void): void;
   /** False once the client completed the subscription or the socket is no longer open. */
   readonly open: boolean;
@@ -162,7 +160,6 @@ export function createSharedFrames(): SharedFrames {
         socket.send(Buffer.concat([head, payloadOf(result), FRAME_END]), AS_TEXT, taken);
       };
       sinks.set(context, {
-        send: (result) => new Promise<void>((resolve, reject) => write(result, (error) => (error ? reject(error) : resolve()))),
         write,
         get open() {
           return socket.readyState === socket.OPEN && isOpen();

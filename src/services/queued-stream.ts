@@ -173,3 +173,12 @@ export function queuedStream<Event, Source>(
   return stream;
 }
 
+/**
+ * Any async iterable as a pushable stream (its events as they are, read one at a time): how a
+ * subscription whose source is not a queued stream (the list feeds) is pushed to its socket.
+ */
+export function pushableOf<Event>(source: AsyncIterable<Event>): Pushable<Event> {
+  if (PUSH in source) return source as Pushable<Event>;
+  const events = source[Symbol.asyncIterator]();
+  return queuedStream<Event, Event>(null, { events, handle: (event, out) => out.push(event) }, () => events.return?.());
+}

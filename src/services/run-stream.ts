@@ -87,7 +87,6 @@ function storedAfter(deps: RunStreamDeps, runId: string, afterSequence: number, 
   return read;
 }
 
-
 /**
  * Puts out the stored steps after `afterSequence` and before `before`, in order, as the persisted
  * (filtered) copy; resolves with the last sequence it put (`afterSequence` when none). A step is
@@ -188,7 +187,6 @@ function liveHandler(
     }
   };
 }
-
 
 /**
  * Starts a run tied to this stream (runAgent): RunStarted, one step per step, then its end or its

@@ -65,7 +65,6 @@ function recordingSink(log: string[] = []) {
   };
   const sink: { open: boolean } & FrameSink = {
     open: true,
-    send: async (result) => take(result),
     write: (result, taken) => {
       take(result);
       process.nextTick(taken);

@@ -6,7 +6,7 @@ import { makeServer } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/instances.ts';
 import WebSocket, { WebSocketServer } from 'ws';
-import { attachGraphqlWs, createSharedFrames, type WsExtra } from '../../src/graphql/ws-transport.ts';
+import { attachGraphqlWs, createSharedFrames, type FrameSink, type WsExtra } from '../../src/graphql/ws-transport.ts';
 import { createTimerWheel, type TimerWheel } from '../../src/runtime/timer-wheel.ts';
 
 const silent = { error: () => undefined };
@@ -46,6 +46,10 @@ async function connect(url: string, options: WebSocket.ClientOptions = {}): Prom
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
+
+
+/** Writes a result through a sink; resolves once its socket took the frame. */
+const sent = (sink: FrameSink, result: ExecutionResult) => new Promise<void>((resolve, reject) => sink.write(result, (error) => (error ? reject(error) : resolve())));
 
 describe('the graphql-ws transport (src/graphql/ws-transport.ts)', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -148,7 +152,7 @@ describe('shared frames', () => {
     for (const [{ socket }, id] of subscriptions) {
       const context = {};
       frames.attach(context, socket, id, () => true);
-      await frames.sinkOf(context)!.send(result);
+      await sent(frames.sinkOf(context)!, result);
     }
     expect(reads).toBe(1);
     const received = [...a.written, ...b.written].map(frameOf);
@@ -161,8 +165,8 @@ describe('shared frames', () => {
     const context = {};
     frames.attach(context, socket, '9', () => true);
     const sink = frames.sinkOf(context)!;
-    await sink.send({ data: null, errors: [new GraphQLError('too large', { extensions: { code: 'RESPONSE_TOO_LARGE' } })] });
-    await sink.send({ data: { n: 2 } });
+    await sent(sink, { data: null, errors: [new GraphQLError('too large', { extensions: { code: 'RESPONSE_TOO_LARGE' } })] });
+    await sent(sink, { data: { n: 2 } });
     expect(written.map(frameOf)).toEqual([
       { id: '9', type: 'next', payload: { data: null, errors: [{ message: 'too large', extensions: { code: 'RESPONSE_TOO_LARGE' } }] } },
       { id: '9', type: 'next', payload: { data: { n: 2 } } },
@@ -183,7 +187,7 @@ describe('shared frames', () => {
     subscribed = true;
     state.readyState = 3;
     expect(sink.open).toBe(false);
-    await sink.send({ data: { n: 1 } });
+    await sent(sink, { data: { n: 1 } });
     expect(written).toEqual([]);
   });
 });

@@ -4,9 +4,9 @@ import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type Ex
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../../context.ts';
 import type { FrameSink } from '../ws-transport.ts';
-import { PUSH, type Pushable } from '../../services/queued-stream.ts';
+import { pushableOf } from '../../services/queued-stream.ts';
 import { pushedDelivery } from './pushed-delivery.ts';
-import { closeDeliveredEvent, eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
+import { eventAbortSignalFor, oversizeRefusalFor } from './response-size.ts';
 
 /**
  * A subscription's context lives as long as the subscription, but what Pothos caches per context
@@ -42,9 +42,10 @@ function freshCaches(context: object | undefined): void {
  * serialisation): at ten thousand watchers of one run that chain was most of the server's work per
  * delivery (bench `subscribers`). Only what that chain would do to such a result is done here: its
  * response-size count is closed (`closeDeliveredEvent`); masking and the logging hooks act on errors
- * only, and results with errors still take that way. Each subscriber's own iterator still reads its
- * own events in order and waits for its socket to take each frame, so the per-subscriber outbox
- * bound (the bus's) and the order are what they were.
+ * only, and results with errors still take that way. Every websocket subscription is pushed to its
+ * socket (pushed-delivery.ts; a source that is not a run stream is read one event at a time:
+ * `pushableOf`): in order, each frame written after the socket took the one before, so the
+ * per-subscriber outbox bounds (the bus's, a feed's) and the order are what they were.
  */
 export function useSharedSubscriptionExecution(sinkOf: (context: object) => FrameSink | undefined): Plugin {
   const documentIds = new WeakMap<DocumentNode, number>();
@@ -104,22 +105,15 @@ export function useSharedSubscriptionExecution(sinkOf: (context: object) => Fram
     };
     const context = args.contextValue as object | undefined;
     const sink = context ? sinkOf(context) : undefined;
-    // A run stream over a websocket: pushed to its socket, no loop per subscriber (pushed-delivery.ts).
-    if (sink && PUSH in source) return pushedDelivery(source as Pushable<unknown>, sink, context!, shared);
+    // Over a websocket: pushed to its socket (pushed-delivery.ts); a run stream without a loop of awaits per subscriber.
+    if (sink) return pushedDelivery(pushableOf(source), sink, context!, shared);
     const events = source[Symbol.asyncIterator]();
     const mapped: AsyncGenerator<ExecutionResult> = {
       async next() {
-        for (;;) {
-          const event = await events.next();
-          if (event.done) return { done: true, value: undefined };
-          const execution = shared(event.value);
-          const result = execution instanceof Promise ? await execution : execution;
-          // Over a websocket, a result without errors goes straight to the socket; one with errors
-          // (a refusal, a resolver's failure) takes the way up, through masking and the result hooks.
-          if (!sink || result.errors) return { done: false, value: result };
-          closeDeliveredEvent(context!);
-          if (sink.open) await sink.send(result);
-        }
+        const event = await events.next();
+        if (event.done) return { done: true, value: undefined };
+        const execution = shared(event.value);
+        return { done: false, value: execution instanceof Promise ? await execution : execution };
       },
       async return() {
         await events.return?.();
